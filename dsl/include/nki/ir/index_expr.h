@@ -1,0 +1,76 @@
+/** \file Affine index expressions: the values `program_id`, `arange` and their sums denote. */
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "nki/shape.h"
+
+namespace nki::ir {
+
+/** A symbol an index can depend on. */
+struct Sym {
+  enum class Kind : std::uint8_t {
+    program_id,  ///< program_id(index): a runtime value of the launch
+    axis,        ///< the coordinate along dimension `index` of the index's shape (from arange)
+  };
+  Kind kind;
+  int index;
+  auto operator<=>(const Sym&) const = default;
+};
+
+struct Term {
+  Sym sym;
+  std::int64_t coeff;
+  bool operator==(const Term&) const = default;
+};
+
+/**
+ * constant + sum(coeff * sym), broadcast over `shape`. Terms are kept sorted by
+ * symbol with non-zero coefficients, so equal expressions compare equal.
+ */
+struct IndexExpr {
+  std::int64_t constant = 0;
+  std::vector<Term> terms;
+  Shape shape;  ///< rank 0 for values that do not vary over the tile
+  /// Set while the expression contains an arange that was never expanded with
+  /// [_, newaxis] / [newaxis, _]: its size, for the error message.
+  std::optional<std::int64_t> unexpanded_arange;
+
+  bool operator==(const IndexExpr&) const = default;
+
+  static IndexExpr constant_of(std::int64_t c);
+  static IndexExpr symbol(Sym s, std::int64_t coeff = 1);
+
+  std::int64_t coeff_of(Sym s) const;  ///< 0 when absent
+  bool is_constant() const { return terms.empty(); }
+};
+
+/** Broadcast of two index or tile shapes (equal rank or rank 0; sizes equal or 1). nullopt if incompatible. */
+std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
+
+/** Sum a + b. Throws std::invalid_argument when the shapes cannot broadcast. */
+IndexExpr add(const IndexExpr& a, const IndexExpr& b);
+/** a * k for an integer constant k. */
+IndexExpr scale(const IndexExpr& a, std::int64_t k);
+
+/** Canonical text, e.g. "128*pid0 + i0"; `axis_prefix` names the axis symbols. */
+std::string to_string(const IndexExpr& e, const char* axis_prefix = "i");
+
+/** Inclusive range of an expression when each symbol ranges over [0, extent(sym)). */
+struct IndexRange {
+  std::int64_t lo, hi;
+};
+template <class ExtentFn>
+IndexRange range_of(const IndexExpr& e, ExtentFn extent) {
+  IndexRange r{e.constant, e.constant};
+  for (const Term& t : e.terms) {
+    const std::int64_t span = t.coeff * (extent(t.sym) - 1);
+    if (span >= 0) r.hi += span; else r.lo += span;
+  }
+  return r;
+}
+
+}  // namespace nki::ir

@@ -1,0 +1,26 @@
+/** \file Passes over the kernel IR, one entry function each. */
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nki/ir/kernel_ir.h"
+
+namespace nki::ir {
+
+/** The canonical text of a kernel: every op, tensor and index; no source locations. */
+std::string print(const KernelIR& k);
+
+/** 16 hex digits identifying the canonical text (64-bit FNV-1a). */
+std::string hash_text(const std::string& text);
+
+/**
+ * Rejects what the hardware or NKI forbids, with the NKI error name, the kernel,
+ * the user's file:line and the values: a tile of more than 128 partitions, a 1-D
+ * arange used as an index, an access out of bounds for the launch grid `grid`
+ * (logical size per axis).
+ */
+void validate(const KernelIR& k, const std::vector<std::int64_t>& grid);
+
+}  // namespace nki::ir

@@ -1,0 +1,17 @@
+/** \file Tensor and tile shapes (row-major, dimension 0 first). */
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nki {
+
+using Shape = std::vector<std::int64_t>;
+
+/** "[512,2048]": the spelling used in the IR, in messages and in JSON. */
+std::string shape_str(const Shape& s);
+/** Number of elements (1 for rank 0). */
+std::int64_t shape_elements(const Shape& s);
+
+}  // namespace nki

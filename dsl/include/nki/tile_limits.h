@@ -1,0 +1,11 @@
+/** \file Architecture limits on tile sizes (nl.tile_size), shared by the DSL and its passes. */
+#pragma once
+
+#include <cstdint>
+
+namespace nki::tile_limits {
+inline constexpr std::int64_t pmax = 128;                  ///< partitions of an SBUF/PSUM tile
+inline constexpr std::int64_t psum_fmax = 512;             ///< fp32 elements per partition per PSUM bank
+inline constexpr std::int64_t gemm_stationary_fmax = 128;  ///< matmul stationary free size
+inline constexpr std::int64_t gemm_moving_fmax = 512;      ///< matmul moving free size
+}  // namespace nki::tile_limits

@@ -1,0 +1,156 @@
+/** \file Launch grid specs: sizes, NeuronCore factors, NKI spelling both ways. */
+#include "nki/grid.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+
+#include "nki/error.h"
+
+namespace nki {
+
+std::int64_t GridAxis::size() const {
+  std::int64_t n = 1;
+  for (const GridFactor& f : factors) n *= f.size;
+  return n;
+}
+
+std::vector<std::int64_t> GridSpec::logical_shape() const {
+  std::vector<std::int64_t> out;
+  for (const GridAxis& a : axes) out.push_back(a.size());
+  return out;
+}
+
+std::int64_t GridSpec::instances() const {
+  std::int64_t n = 1;
+  for (const GridAxis& a : axes) n *= a.size();
+  return n;
+}
+
+std::int64_t GridSpec::nc_cores() const {
+  std::int64_t n = 1;
+  for (const GridAxis& a : axes)
+    for (const GridFactor& f : a.factors)
+      if (f.nc) n *= f.size;
+  return n;
+}
+
+static std::string factor_str(const GridFactor& f) {
+  return f.nc ? fmt::format("nc({})", f.size) : fmt::format("{}", f.size);
+}
+
+std::string GridSpec::str() const {
+  std::vector<std::string> parts;
+  for (const GridAxis& a : axes) {
+    if (a.factors.size() == 1) {
+      parts.push_back(factor_str(a.factors[0]));
+    } else {
+      std::vector<std::string> fs;
+      for (const GridFactor& f : a.factors) fs.push_back(factor_str(f));
+      parts.push_back(fmt::format("spmd_dim({})", fmt::join(fs, ",")));
+    }
+  }
+  return fmt::format("{}", fmt::join(parts, ","));
+}
+
+namespace {
+
+/** Recursive-descent parser over the grid text; every failure quotes the text. */
+class GridParser {
+ public:
+  explicit GridParser(std::string_view text) : text_(text) {}
+
+  GridSpec parse() {
+    GridSpec spec;
+    skip_space();
+    if (pos_ == text_.size()) fail("an axis");
+    spec.axes.push_back(axis());
+    while (accept(',')) spec.axes.push_back(axis());
+    skip_space();
+    if (pos_ != text_.size()) fail("',' or the end");
+    return spec;
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+
+  [[noreturn]] void fail(const char* expected) const {
+    throw UserError("err_invalid_grid", "", {},
+                    fmt::format("cannot parse grid \"{}\" at position {}: expected {} (examples: "
+                                "\"4,2\", \"spmd_dim(2,nc(2)),4\", \"nc(2)*2,2\")",
+                                text_, pos_, expected));
+  }
+  void skip_space() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool accept(char c) {
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  bool accept_word(std::string_view w) {
+    skip_space();
+    if (text_.substr(pos_, w.size()) == w) {
+      pos_ += w.size();
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!accept(c)) {
+      const char s[] = {'\'', c, '\'', 0};
+      fail(s);
+    }
+  }
+  std::int64_t positive_int() {
+    skip_space();
+    std::int64_t v = 0;
+    auto [end, ec] = std::from_chars(text_.data() + pos_, text_.data() + text_.size(), v);
+    if (ec != std::errc() || v <= 0) fail("a positive integer");
+    pos_ = static_cast<std::size_t>(end - text_.data());
+    return v;
+  }
+  GridFactor factor() {
+    if (accept_word("nc")) {
+      expect('(');
+      const std::int64_t n = positive_int();
+      expect(')');
+      return {n, true};
+    }
+    return {positive_int(), false};
+  }
+  GridAxis axis() {
+    std::vector<GridFactor> fs;
+    if (accept_word("spmd_dim")) {
+      expect('(');
+      fs.push_back(factor());
+      while (accept(',')) fs.push_back(factor());
+      expect(')');
+      return GridAxis(std::move(fs));
+    }
+    fs.push_back(factor());
+    while (accept('*')) fs.push_back(factor());
+    return GridAxis(std::move(fs));
+  }
+};
+
+}  // namespace
+
+GridSpec parse_grid(std::string_view text) { return GridParser(text).parse(); }
+
+namespace language {
+
+GridAxis spmd_dim(std::initializer_list<grid_arg> factors) {
+  std::vector<GridFactor> fs;
+  for (const grid_arg& a : factors)
+    for (const GridFactor& f : a.axis.factors) fs.push_back(f);
+  return GridAxis(std::move(fs));
+}
+
+}  // namespace language
+}  // namespace nki

@@ -1,0 +1,16 @@
+/** \file The `nki` command, callable in-process (tests) and from main(). */
+#pragma once
+
+#include <ostream>
+
+#include "nki/registry.h"
+
+namespace nki::cli {
+
+/** Exit status for bad input (files, shapes, grids, flags). */
+inline constexpr int kExitBadInput = 2;
+
+/** Runs `nki` with argv; writes to out/err; returns the exit status. */
+int run(int argc, const char* const* argv, const KernelRegistry& registry, std::ostream& out, std::ostream& err);
+
+}  // namespace nki::cli

@@ -1,0 +1,31 @@
+/** \file Which NeuronCore runs which grid instances, and in what order. */
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nki/grid.h"
+
+namespace nki {
+
+/** The instances (logical program ids) one NeuronCore runs, in the order it runs them. */
+struct CoreSchedule {
+  int nc;
+  std::vector<std::vector<std::int64_t>> instances;
+};
+
+/**
+ * Places every instance of `grid` on one of `device_cores` NeuronCores.
+ *
+ * The rule: a factor written nc(k) selects the core. With several nc factors the
+ * core index is their row-major combination (in axis order, then factor order).
+ * Factors without nc run on the core their nc factors chose; a grid without any
+ * nc runs entirely on NC0, the first core of the logical core (NKI's LNC
+ * behaviour: unannotated axes are not split across physical cores). Each core
+ * runs its instances in row-major order of their logical program ids. Every core
+ * of the device gets an entry, possibly empty. Throws nki::UserError when the grid
+ * needs more cores than the device has, or has an axis of size < 1.
+ */
+std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores);
+
+}  // namespace nki

@@ -1,0 +1,47 @@
+/** \file nki::Tensor: a tensor with data, living in a simulated device's HBM. */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "nki/dtype.h"
+#include "nki/shape.h"
+#include "nki/simulator/device.h"
+
+namespace nki {
+
+/** Row-major (C order) tensor data in HBM. Copies share the storage. */
+class Tensor {
+ public:
+  /** Allocates `shape` of `dtype` in the device's HBM; contents undefined. */
+  Tensor(Shape shape, DType dtype, sim::Device& device = sim::Device::default_device());
+  /** From fp32 values, converted to `dtype` with round-to-nearest-even. */
+  static Tensor from_floats(Shape shape, DType dtype, std::span<const float> values,
+                            sim::Device& device = sim::Device::default_device());
+  /** Every element as fp32 (exact). */
+  std::vector<float> to_floats() const;
+
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  std::int64_t elements() const { return shape_elements(shape_); }
+  std::int64_t bytes() const { return elements() * dtype_bytes(dtype_); }
+  /** Row-major strides in elements. */
+  std::vector<std::int64_t> strides() const;
+
+  std::byte* data() { return data_.get(); }
+  const std::byte* data() const { return data_.get(); }
+  /** Raw 16-bit storage of a bf16/fp16 tensor (for bit-exact checks). */
+  std::span<std::uint16_t> bits16();
+  sim::Device& device() const { return *device_; }
+
+ private:
+  Shape shape_;
+  DType dtype_;
+  sim::Device* device_;
+  std::shared_ptr<std::byte> data_;
+};
+
+}  // namespace nki

@@ -1,0 +1,365 @@
+/**
+ * \file Lowers kernel IR to Halide and JIT-compiles it. The only translation unit that
+ * includes Halide.h.
+ *
+ * One pipeline per store: the store's value DAG (loads and elementwise ops) fuses into
+ * one Func over the tile, written straight into the output tensor through a strided
+ * view. Input tensors are whole-tensor buffers; program ids are scalar parameters, so
+ * one artifact serves every instance on every core (SPMD). All shapes and strides are
+ * compile-time constants of the signature; only base pointers and ids vary per call.
+ * Compiled with strict_float so fp32 arithmetic matches the reference interpreter bit
+ * for bit (no FMA contraction, no reassociation).
+ */
+#include <Halide.h>
+#include <fmt/format.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "nki/error.h"
+#include "program.h"
+
+namespace nki {
+
+namespace {
+
+using Halide::Expr;
+using Halide::Func;
+using Halide::Var;
+
+thread_local std::string last_halide_error;
+
+/** Installs handlers so a failing Halide call returns an error code instead of aborting. */
+void install_halide_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Halide::JITHandlers h;
+    h.custom_error = [](Halide::JITUserContext*, const char* msg) { last_halide_error = msg; };
+    h.custom_print = [](Halide::JITUserContext*, const char*) {};
+    Halide::Internal::JITSharedRuntime::set_default_handlers(h);
+  });
+}
+
+Halide::Type storage_type(DType t) {
+  switch (t) {
+    case DType::fp32: return Halide::Float(32);
+    case DType::bf16: return Halide::UInt(16);  // raw bits: conversions are ours, bit-exact on every CPU
+    case DType::fp16: return Halide::Float(16);
+  }
+  return Halide::Float(32);
+}
+
+/** Stored element -> fp32 (exact). */
+Expr to_f32(Expr stored, DType t) {
+  switch (t) {
+    case DType::fp32: return stored;
+    case DType::bf16: return Halide::reinterpret(Halide::Float(32), Halide::cast(Halide::UInt(32), stored) << 16);
+    case DType::fp16: return Halide::cast(Halide::Float(32), stored);
+  }
+  return stored;
+}
+
+/** fp32 -> stored element of `t`, round to nearest even; NaN kept quiet with its sign. */
+Expr from_f32(Expr f, DType t) {
+  switch (t) {
+    case DType::fp32: return f;
+    case DType::bf16: {
+      Expr b = Halide::reinterpret(Halide::UInt(32), f);
+      Expr odd = (b >> 16) & Halide::cast(Halide::UInt(32), 1);
+      Expr rne = Halide::cast(Halide::UInt(16), (b + Halide::cast(Halide::UInt(32), 0x7fff) + odd) >> 16);
+      Expr nan = Halide::cast(Halide::UInt(16), (b >> 16) | Halide::cast(Halide::UInt(32), 0x40));
+      return Halide::select(Halide::is_nan(f), nan, rne);
+    }
+    case DType::fp16: return Halide::cast(Halide::Float(16), f);
+  }
+  return f;
+}
+
+Expr round_to(Expr f, DType t) { return t == DType::fp32 ? f : to_f32(from_f32(f, t), t); }
+
+Expr binary(ir::BinaryKind k, Expr a, Expr b) {
+  using Halide::is_nan;
+  using Halide::select;
+  switch (k) {
+    case ir::BinaryKind::add: return a + b;
+    case ir::BinaryKind::subtract: return a - b;
+    case ir::BinaryKind::multiply: return a * b;
+    case ir::BinaryKind::divide: return a / b;
+    // numpy semantics, as ir::apply_binary.
+    case ir::BinaryKind::maximum: return select(is_nan(a), a, select(is_nan(b), b, select(a >= b, a, b)));
+    case ir::BinaryKind::minimum: return select(is_nan(a), a, select(is_nan(b), b, select(a <= b, a, b)));
+  }
+  return a;
+}
+
+/** Builds Halide Funcs for one kernel's tiles; tile dim d is Halide dimension (rank - 1 - d). */
+class Lowerer {
+ public:
+  explicit Lowerer(const ir::KernelIR& k) : k_(k), tiles_(k.tiles.size()), raw_(k.tiles.size()) {
+    for (int a = 0; a < k.grid_rank; ++a) pids_.emplace_back(fmt::format("pid{}", a));
+  }
+
+  const std::vector<Halide::Param<int32_t>>& pids() const { return pids_; }
+  std::map<int, Halide::ImageParam>& inputs() { return inputs_; }
+
+  void define(const ir::LoadOp& op) {
+    const std::vector<Var> v = vars(op.src.shape.size());
+    Halide::ImageParam& in = input(op.src.tensor);
+    std::vector<Expr> idx;
+    for (int d = static_cast<int>(op.src.indices.size()) - 1; d >= 0; --d)
+      idx.push_back(index(op.src.indices[d], tile_coords(v)));
+    Func f(fmt::format("t{}", op.result));
+    f(v) = to_f32(in(idx), k_.tensors[op.src.tensor].dtype);
+    tiles_[op.result] = f;
+  }
+
+  void define(const ir::BinaryOp& op) {
+    const ir::TileInfo& ti = k_.tiles[op.result];
+    const std::vector<Var> v = vars(ti.shape.size());
+    Func raw(fmt::format("t{}_f32", op.result));
+    raw(v) = binary(op.kind, operand(op.lhs, ti.shape, v), operand(op.rhs, ti.shape, v));
+    Func f(fmt::format("t{}", op.result));
+    f(v) = round_to(raw(v), ti.dtype);
+    raw_[op.result] = raw;
+    tiles_[op.result] = f;
+  }
+
+  /** The stored value of a store: the tile converted to the tensor's dtype, over the access shape. */
+  Func stored(const ir::StoreOp& op) {
+    const DType dst = k_.tensors[op.dst.tensor].dtype;
+    const ir::TileInfo& vi = k_.tiles[op.value];
+    const std::vector<Var> v = vars(op.dst.shape.size());
+    std::vector<Expr> at = broadcast_coords(vi.shape, op.dst.shape, v);
+    // Rounding is idempotent: convert an op's unrounded fp32 result once when the dtypes agree.
+    Expr value = (raw_[op.value].defined() && vi.dtype == dst) ? raw_[op.value](at) : tiles_[op.value](at);
+    Func out("stored");
+    out(v) = from_f32(value, dst);
+    return out;
+  }
+
+ private:
+  const ir::KernelIR& k_;
+  std::vector<Func> tiles_, raw_;
+  std::vector<Halide::Param<int32_t>> pids_;
+  std::map<int, Halide::ImageParam> inputs_;
+
+  static std::vector<Var> vars(std::size_t rank) {
+    std::vector<Var> v;
+    for (std::size_t j = 0; j < rank; ++j) v.emplace_back(fmt::format("x{}", j));
+    return v;
+  }
+  /** Tile coordinates in tile-dimension order from Halide-ordered vars. */
+  static std::vector<Expr> tile_coords(const std::vector<Var>& v) {
+    std::vector<Expr> c(v.rbegin(), v.rend());
+    return c;
+  }
+  /** Halide-ordered call arguments reading a tile of shape `from` at coordinates of shape `to`. */
+  static std::vector<Expr> broadcast_coords(const Shape& from, const Shape& to, const std::vector<Var>& v) {
+    std::vector<Expr> at;
+    for (int d = static_cast<int>(from.size()) - 1; d >= 0; --d) {
+      const std::size_t j = to.size() - 1 - static_cast<std::size_t>(d);
+      at.push_back(from[d] == 1 && to[d] != 1 ? Expr(0) : Expr(v[j]));
+    }
+    return at;
+  }
+
+  Halide::ImageParam& input(int tensor) {
+    auto it = inputs_.find(tensor);
+    if (it != inputs_.end()) return it->second;
+    const ir::TensorDecl& t = k_.tensors[tensor];
+    Halide::ImageParam p(storage_type(t.dtype), static_cast<int>(t.shape.size()), fmt::format("tensor{}", tensor));
+    // Whole row-major tensors of a known shape: constant bounds and strides.
+    std::int64_t stride = 1;
+    for (int d = static_cast<int>(t.shape.size()) - 1; d >= 0; --d) {
+      const int hd = static_cast<int>(t.shape.size()) - 1 - d;
+      p.dim(hd).set_bounds(0, static_cast<int>(t.shape[d])).set_stride(static_cast<int>(stride));
+      stride *= t.shape[d];
+    }
+    return inputs_.emplace(tensor, p).first->second;
+  }
+
+  Expr index(const ir::IndexExpr& e, const std::vector<Expr>& coords) const {
+    Expr v = Expr(static_cast<int>(e.constant));
+    for (const ir::Term& t : e.terms) {
+      Expr s = t.sym.kind == ir::Sym::Kind::program_id
+                   ? Expr(pids_[t.sym.index])
+                   : (e.shape[t.sym.index] == 1 ? Expr(0) : coords[t.sym.index]);
+      v = v + static_cast<int>(t.coeff) * s;
+    }
+    return v;
+  }
+
+  Expr operand(const ir::Operand& o, const Shape& result, const std::vector<Var>& v) const {
+    if (o.is_scalar()) return Expr(o.scalar);
+    return tiles_[o.tile](broadcast_coords(k_.tiles[o.tile].shape, result, v));
+  }
+};
+
+/** One compiled store: its entry point and how to build its arguments. */
+struct Step {
+  Halide::Internal::JITModule module;
+  Halide::Internal::JITModule::argv_wrapper fn = nullptr;
+  std::vector<int> inputs;  ///< tensor ids, in argument order
+  const ir::StoreOp* store = nullptr;
+  std::vector<halide_dimension_t> out_dims;  ///< constant: tile extents, strides into the tensor
+};
+
+class HalideRunner final : public CoreRunner {
+ public:
+  HalideRunner(const ir::KernelIR& ir, const std::vector<Step>& steps, std::vector<TensorBinding> tensors)
+      : ir_(ir), steps_(steps), tensors_(std::move(tensors)), bound_(steps.size()) {
+    for (std::size_t s = 0; s < steps_.size(); ++s) {
+      Bound& b = bound_[s];
+      const Step& step = steps_[s];
+      b.in_dims.resize(step.inputs.size());
+      b.in.resize(step.inputs.size());
+      for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+        const TensorBinding& t = tensors_[step.inputs[i]];
+        for (int d = static_cast<int>(t.shape.size()) - 1; d >= 0; --d)
+          b.in_dims[i].push_back({0, static_cast<int32_t>(t.shape[d]), static_cast<int32_t>(t.strides[d]), 0});
+        b.in[i] = make_buffer(t.data, t.dtype, b.in_dims[i]);
+      }
+      b.out_dims = step.out_dims;
+      const TensorBinding& o = tensors_[step.store->dst.tensor];
+      b.out = make_buffer(o.data, o.dtype, b.out_dims);
+    }
+  }
+
+  void run_instance(std::span<const std::int64_t> pid) override {
+    for (int a = 0; a < ir_.grid_rank; ++a) pid32_[a] = static_cast<int32_t>(pid[a]);
+    for (std::size_t s = 0; s < steps_.size(); ++s) {
+      const Step& step = steps_[s];
+      Bound& b = bound_[s];
+      const TensorBinding& o = tensors_[step.store->dst.tensor];
+      std::int64_t offset = 0;  // where tile coordinate 0 lands; the tile's own axes are in out_dims
+      for (std::size_t d = 0; d < step.store->dst.indices.size(); ++d) {
+        const ir::IndexExpr& e = step.store->dst.indices[d];
+        std::int64_t v = e.constant;
+        for (const ir::Term& t : e.terms)
+          if (t.sym.kind == ir::Sym::Kind::program_id) v += t.coeff * pid[t.sym.index];
+        offset += v * o.strides[d];
+      }
+      b.out.host = reinterpret_cast<uint8_t*>(o.data + offset * dtype_bytes(o.dtype));
+      const void* args[kMaxArgs];
+      std::size_t n = 0;
+      for (halide_buffer_t& in : b.in) args[n++] = &in;
+      for (int a = 0; a < ir_.grid_rank; ++a) args[n++] = &pid32_[a];
+      args[n++] = &b.out;
+      if (step.fn(args) != 0) {
+        throw InternalError(fmt::format("{}: compiled code failed: {}", ir_.name, last_halide_error));
+      }
+    }
+  }
+
+  static constexpr std::size_t kMaxArgs = 64;
+
+ private:
+  struct Bound {
+    std::vector<std::vector<halide_dimension_t>> in_dims;
+    std::vector<halide_buffer_t> in;
+    std::vector<halide_dimension_t> out_dims;
+    halide_buffer_t out{};
+  };
+
+  static halide_buffer_t make_buffer(std::byte* data, DType t, std::vector<halide_dimension_t>& dims) {
+    halide_buffer_t b{};
+    b.host = reinterpret_cast<uint8_t*>(data);
+    const Halide::Type ht = storage_type(t);
+    b.type = halide_type_t(static_cast<halide_type_code_t>(ht.code()), static_cast<uint8_t>(ht.bits()), 1);
+    b.dimensions = static_cast<int32_t>(dims.size());
+    b.dim = dims.data();
+    return b;
+  }
+
+  const ir::KernelIR& ir_;
+  const std::vector<Step>& steps_;
+  std::vector<TensorBinding> tensors_;
+  std::vector<Bound> bound_;
+  int32_t pid32_[16] = {};
+};
+
+class HalideProgram final : public Program {
+ public:
+  explicit HalideProgram(std::shared_ptr<const ir::KernelIR> ir) : ir_(std::move(ir)) { compile(); }
+
+  std::unique_ptr<CoreRunner> bind(const std::vector<TensorBinding>& tensors) const override {
+    return std::make_unique<HalideRunner>(*ir_, steps_, tensors);
+  }
+
+ private:
+  std::shared_ptr<const ir::KernelIR> ir_;
+  std::vector<Step> steps_;
+
+  void compile() {
+    install_halide_handlers();
+    if (ir_->grid_rank > 16) throw UserError("err_grid_rank", ir_->name, {}, "grids have at most 16 axes");
+    Lowerer low(*ir_);
+    for (const ir::Op& op : ir_->body) {
+      if (const auto* l = std::get_if<ir::LoadOp>(&op)) low.define(*l);
+      else if (const auto* b = std::get_if<ir::BinaryOp>(&op)) low.define(*b);
+      else if (const auto* s = std::get_if<ir::StoreOp>(&op)) steps_.push_back(compile_store(low, *s));
+    }
+  }
+
+  Step compile_store(Lowerer& low, const ir::StoreOp& op) {
+    Func out = low.stored(op);
+    const ir::TensorDecl& t = ir_->tensors[op.dst.tensor];
+    const std::size_t rank = op.dst.shape.size();
+    // The view's stride along tile dim k: sum over tensor dims d of stride_d * coeff(axis k in index d).
+    std::vector<std::int64_t> tstride(t.shape.size(), 1);
+    for (int d = static_cast<int>(t.shape.size()) - 2; d >= 0; --d) tstride[d] = tstride[d + 1] * t.shape[d + 1];
+    Step step;
+    step.store = &op;
+    for (int k = static_cast<int>(rank) - 1; k >= 0; --k) {
+      std::int64_t stride = 0;
+      for (std::size_t d = 0; d < op.dst.indices.size(); ++d) {
+        const ir::IndexExpr& e = op.dst.indices[d];
+        if (!e.shape.empty() && e.shape[k] > 1) stride += tstride[d] * e.coeff_of({ir::Sym::Kind::axis, k});
+      }
+      step.out_dims.push_back({0, static_cast<int32_t>(op.dst.shape[k]), static_cast<int32_t>(stride), 0});
+    }
+    Halide::OutputImageParam ob = out.output_buffer();
+    for (std::size_t j = 0; j < rank; ++j)
+      ob.dim(static_cast<int>(j)).set_bounds(0, step.out_dims[j].extent).set_stride(step.out_dims[j].stride);
+
+    // Schedule: serial over the tile (parallelism comes from cores), vectorized along the innermost axis.
+    const Halide::Target target = Halide::get_jit_target_from_environment().with_feature(Halide::Target::StrictFloat);
+    const int lanes = target.natural_vector_size(Halide::Float(32));
+    const Var x0 = out.args()[0];
+    if (step.out_dims[0].extent >= lanes && step.out_dims[0].extent % lanes == 0) out.vectorize(x0, lanes);
+
+    std::vector<Halide::Argument> args;
+    for (auto& [id, p] : low.inputs()) {
+      args.emplace_back(p);
+      step.inputs.push_back(id);
+    }
+    for (const auto& p : low.pids()) args.emplace_back(p);
+    const std::string fn_name = fmt::format("nki_{}_store{}", sanitize(ir_->name), steps_.size());
+    Halide::Module m = Halide::Pipeline(out).compile_to_module(args, fn_name, target);
+    step.module = Halide::Internal::JITModule(m, m.get_function_by_name(fn_name));
+    step.fn = step.module.argv_function();
+    if (step.fn == nullptr) throw InternalError(fmt::format("{}: Halide produced no entry point", ir_->name));
+    if (step.inputs.size() + pids_size() + 1 > HalideRunner::kMaxArgs)
+      throw UserError("err_too_many_tensors", ir_->name, op.loc, "a store reads more than 62 tensors");
+    return step;
+  }
+
+  std::size_t pids_size() const { return static_cast<std::size_t>(ir_->grid_rank); }
+
+  static std::string sanitize(const std::string& s) {
+    std::string out;
+    for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return out;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const Program> compile_halide_program(std::shared_ptr<const ir::KernelIR> ir) {
+  // Halide's lowering and LLVM's JIT share global state: compile one pipeline at a time.
+  static std::mutex compile_mutex;
+  std::lock_guard lock(compile_mutex);
+  return std::make_shared<HalideProgram>(std::move(ir));
+}
+
+}  // namespace nki

@@ -1,0 +1,133 @@
+/** \file Launches: bind tensors, place instances on NeuronCores, run each core on its own TBB worker. */
+#include <fmt/format.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <atomic>
+#include <thread>
+
+#include "nki/ir/kernel_ir.h"
+#include "nki/kernel.h"
+#include "program.h"
+
+namespace nki {
+
+namespace {
+
+/** TBB caps threads at the CPU count by default; simulated cores may outnumber CPUs. */
+void allow_one_thread_per_core(int cores) {
+  static std::mutex mu;
+  static std::unique_ptr<tbb::global_control> control;
+  static int allowed = 0;
+  std::lock_guard lock(mu);
+  const int want = std::max<int>(cores, static_cast<int>(std::thread::hardware_concurrency()));
+  if (want > allowed) {
+    control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, want);
+    allowed = want;
+  }
+}
+
+std::string pid_str(const std::vector<std::int64_t>& pid) { return fmt::format("[{}]", fmt::join(pid, ",")); }
+
+}  // namespace
+
+LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
+  const Kernel& k = *kernel_;
+  if (args.size() != k.arity()) {
+    throw UserError("err_argument_count", k.name(), {},
+                    fmt::format("the kernel takes {} tensors, {} were passed", k.arity(), args.size()));
+  }
+  sim::Device& device = options_.device ? *options_.device : (args.empty() ? sim::Device::default_device() : args[0].device());
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (&args[i].device() != &device) {
+      throw UserError("err_argument_device", k.name(), {},
+                      fmt::format("argument {} lives on another device than the launch", i));
+    }
+  }
+
+  LaunchResult result;
+  result.grid = grid_;
+  result.cores = place_instances(grid_, device.cores());
+
+  std::vector<Shape> shapes;
+  std::vector<DType> dtypes;
+  for (const Tensor& t : args) {
+    shapes.push_back(t.shape());
+    dtypes.push_back(t.dtype());
+  }
+  const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, grid_);
+  const ir::KernelIR& ir = *traced->ir;
+  result.ir_text = traced->text;
+  result.ir_hash = traced->hash;
+
+  std::shared_ptr<const Program> program;
+  if (options_.executor == Executor::halide) {
+    bool compiled = false;
+    program = halide_program_for(traced->ir, traced->text, compiled);
+    (compiled ? result.compiled : result.reused) = 1;
+  } else {
+    program = make_reference_program(traced->ir);
+  }
+
+  // Bind every tensor of the IR: arguments as given, ndarrays freshly allocated in HBM.
+  std::vector<Tensor> storage;
+  storage.reserve(ir.tensors.size());
+  for (const ir::TensorDecl& t : ir.tensors) {
+    if (t.memory == ir::Memory::hbm_input) {
+      const auto pos = std::find(ir.params.begin(), ir.params.end(), t.id) - ir.params.begin();
+      storage.push_back(args[static_cast<std::size_t>(pos)]);
+    } else {
+      storage.emplace_back(t.shape, t.dtype, device);
+    }
+  }
+  std::vector<TensorBinding> bindings;
+  for (Tensor& t : storage) bindings.push_back({t.data(), t.shape(), t.strides(), t.dtype()});
+
+  std::vector<const CoreSchedule*> busy;
+  for (const CoreSchedule& c : result.cores)
+    if (!c.instances.empty()) busy.push_back(&c);
+
+  allow_one_thread_per_core(static_cast<int>(busy.size()));
+  std::atomic<bool> stop{false};
+  auto run_core = [&](const CoreSchedule& core) {
+    std::unique_ptr<CoreRunner> runner = program->bind(bindings);
+    for (const std::vector<std::int64_t>& pid : core.instances) {
+      if (stop.load(std::memory_order_relaxed)) return;
+      try {
+        runner->run_instance(pid);
+      } catch (const InternalError& e) {
+        stop = true;
+        throw InternalError(fmt::format("NC{} instance {}: {}", core.nc, pid_str(pid), e.what()));
+      } catch (...) {
+        stop = true;
+        throw;
+      }
+    }
+  };
+  if (busy.size() == 1) {
+    run_core(*busy[0]);
+  } else if (!busy.empty()) {
+    tbb::task_arena arena(static_cast<int>(busy.size()));
+    arena.execute([&] {
+      tbb::parallel_for(
+          tbb::blocked_range<std::size_t>(0, busy.size(), 1),
+          [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) run_core(*busy[i]);
+          },
+          tbb::simple_partitioner());
+    });
+  }
+
+  for (int id : ir.outputs) result.outputs.push_back(storage[static_cast<std::size_t>(id)]);
+  return result;
+}
+
+Tensor BoundLaunch::first_output(LaunchResult r) const {
+  if (r.outputs.empty()) {
+    throw UserError("err_no_output", kernel_->name(), {}, "the kernel returns no tensor; use run() for its details");
+  }
+  return r.outputs.front();
+}
+
+}  // namespace nki

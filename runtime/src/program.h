@@ -1,0 +1,46 @@
+/** \file The executable form of a traced kernel, shared by both executors. */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "nki/ir/kernel_ir.h"
+
+namespace nki {
+
+/** One tensor of the kernel (indexed by IR tensor id) as a launch sees it. */
+struct TensorBinding {
+  std::byte* data;
+  Shape shape;
+  std::vector<std::int64_t> strides;  ///< in elements
+  DType dtype;
+};
+
+/** Runs instances on one NeuronCore. Not shared between cores. */
+class CoreRunner {
+ public:
+  virtual ~CoreRunner() = default;
+  virtual void run_instance(std::span<const std::int64_t> pid) = 0;
+};
+
+/** A kernel ready to run on any core and any instance (SPMD: ids are runtime values). */
+class Program {
+ public:
+  virtual ~Program() = default;
+  virtual std::unique_ptr<CoreRunner> bind(const std::vector<TensorBinding>& tensors) const = 0;
+};
+
+/** The reference interpreter: executes the IR directly, checking every index. */
+std::shared_ptr<const Program> make_reference_program(std::shared_ptr<const ir::KernelIR> ir);
+
+/** Lowers the IR to Halide and JIT-compiles it (halide_lowering.cpp, the only Halide TU). */
+std::shared_ptr<const Program> compile_halide_program(std::shared_ptr<const ir::KernelIR> ir);
+
+/** The Halide program for `ir` (canonical `text`), compiled once per text; `compiled` says whether this call compiled. */
+std::shared_ptr<const Program> halide_program_for(const std::shared_ptr<const ir::KernelIR>& ir,
+                                                  const std::string& text, bool& compiled);
+
+}  // namespace nki

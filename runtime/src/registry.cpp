@@ -1,0 +1,50 @@
+/** \file The kernel registry of the `nki` command. */
+#include "nki/registry.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "nki/error.h"
+
+namespace nki {
+
+void KernelRegistry::add(RegisteredKernel k) {
+  if (find(k.name) != nullptr) {
+    throw UserError("err_duplicate_kernel", k.name, {}, fmt::format("a kernel named \"{}\" is already registered", k.name));
+  }
+  kernels_.push_back(std::move(k));
+}
+
+const RegisteredKernel* KernelRegistry::find(const std::string& name) const {
+  for (const RegisteredKernel& k : kernels_)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::vector<const RegisteredKernel*> KernelRegistry::all() const {
+  std::vector<const RegisteredKernel*> out;
+  for (const RegisteredKernel& k : kernels_) out.push_back(&k);
+  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  return out;
+}
+
+std::vector<std::string> KernelRegistry::names() const {
+  std::vector<std::string> out;
+  for (const RegisteredKernel* k : all()) out.push_back(k->name);
+  return out;
+}
+
+void check_grid_fits(const RegisteredKernel& k, const GridSpec& grid, const GridSpec& expected,
+                     const std::vector<Shape>& shapes) {
+  if (grid.logical_shape() != expected.logical_shape()) {
+    std::vector<std::string> s;
+    for (const Shape& x : shapes) s.push_back(shape_str(x));
+    throw UserError("err_grid_does_not_fit", k.name, {},
+                    fmt::format("grid \"{}\" has logical shape {}, but inputs {} need logical shape {} (e.g. \"{}\")",
+                                grid.str(), shape_str(grid.logical_shape()), fmt::join(s, " "),
+                                shape_str(expected.logical_shape()), expected.str()));
+  }
+}
+
+}  // namespace nki

@@ -1,0 +1,53 @@
+/** \file Grid placement onto NeuronCores. */
+#include "nki/schedule.h"
+
+#include <fmt/format.h>
+
+#include "nki/error.h"
+
+namespace nki {
+
+std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores) {
+  for (const GridAxis& a : grid.axes) {
+    for (const GridFactor& f : a.factors) {
+      if (f.size < 1) {
+        throw UserError("err_invalid_grid", "", {},
+                        fmt::format("grid \"{}\" has a factor of size {}; sizes must be positive", grid.str(), f.size));
+      }
+    }
+  }
+  const std::int64_t needed = grid.nc_cores();
+  if (needed > device_cores) {
+    throw UserError("err_grid_exceeds_cores", "", {},
+                    fmt::format("grid \"{}\" spreads over {} NeuronCores but the device has {}", grid.str(), needed,
+                                device_cores));
+  }
+  std::vector<CoreSchedule> cores(static_cast<std::size_t>(device_cores));
+  for (int c = 0; c < device_cores; ++c) cores[c].nc = c;
+
+  const std::vector<std::int64_t> shape = grid.logical_shape();
+  const std::int64_t total = grid.instances();
+  std::vector<std::int64_t> pid(shape.size(), 0);
+  for (std::int64_t n = 0; n < total; ++n) {
+    // Core = row-major combination of the nc factor indices of this instance.
+    std::int64_t core = 0;
+    for (std::size_t a = 0; a < grid.axes.size(); ++a) {
+      std::int64_t rest = pid[a];
+      std::vector<std::int64_t> idx(grid.axes[a].factors.size());
+      for (int f = static_cast<int>(idx.size()) - 1; f >= 0; --f) {
+        idx[f] = rest % grid.axes[a].factors[f].size;
+        rest /= grid.axes[a].factors[f].size;
+      }
+      for (std::size_t f = 0; f < idx.size(); ++f)
+        if (grid.axes[a].factors[f].nc) core = core * grid.axes[a].factors[f].size + idx[f];
+    }
+    cores[static_cast<std::size_t>(core)].instances.push_back(pid);
+    for (int a = static_cast<int>(pid.size()) - 1; a >= 0; --a) {  // next id in row-major order
+      if (++pid[a] < shape[a]) break;
+      pid[a] = 0;
+    }
+  }
+  return cores;
+}
+
+}  // namespace nki

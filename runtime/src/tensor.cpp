@@ -1,0 +1,55 @@
+/** \file Tensors in simulated HBM. */
+#include "nki/tensor.h"
+
+#include <fmt/format.h>
+
+#include "nki/error.h"
+
+namespace nki {
+
+Tensor::Tensor(Shape shape, DType dtype, sim::Device& device)
+    : shape_(std::move(shape)), dtype_(dtype), device_(&device) {
+  for (std::int64_t d : shape_) {
+    if (d <= 0) {
+      throw UserError("err_invalid_shape", "", {},
+                      fmt::format("tensor shape {} has a dimension of size {}; sizes must be positive",
+                                  shape_str(shape_), d));
+    }
+  }
+  data_ = device.hbm().allocate(bytes());
+}
+
+Tensor Tensor::from_floats(Shape shape, DType dtype, std::span<const float> values, sim::Device& device) {
+  Tensor t(std::move(shape), dtype, device);
+  if (static_cast<std::int64_t>(values.size()) != t.elements()) {
+    throw UserError("err_invalid_shape", "", {},
+                    fmt::format("{} values given for a tensor of shape {} ({} elements)", values.size(),
+                                shape_str(t.shape()), t.elements()));
+  }
+  const int eb = dtype_bytes(dtype);
+  for (std::size_t i = 0; i < values.size(); ++i) store_element(t.data() + i * eb, dtype, values[i]);
+  return t;
+}
+
+std::vector<float> Tensor::to_floats() const {
+  std::vector<float> out(static_cast<std::size_t>(elements()));
+  const int eb = dtype_bytes(dtype_);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = load_element(data() + i * eb, dtype_);
+  return out;
+}
+
+std::vector<std::int64_t> Tensor::strides() const {
+  std::vector<std::int64_t> s(shape_.size(), 1);
+  for (int d = static_cast<int>(shape_.size()) - 2; d >= 0; --d) s[d] = s[d + 1] * shape_[d + 1];
+  return s;
+}
+
+std::span<std::uint16_t> Tensor::bits16() {
+  if (dtype_bytes(dtype_) != 2) {
+    throw UserError("err_dtype_mismatch", "", {},
+                    fmt::format("bits16() on a {} tensor; it needs a 16-bit dtype", dtype_name(dtype_)));
+  }
+  return {reinterpret_cast<std::uint16_t*>(data()), static_cast<std::size_t>(elements())};
+}
+
+}  // namespace nki

@@ -1,0 +1,70 @@
+/** \file HBM capacity accounting and block reuse. */
+#include "nki/simulator/hbm.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <new>
+
+#include "nki/error.h"
+
+namespace nki::sim {
+
+namespace {
+constexpr std::int64_t kAlign = 64;
+/// Free blocks kept for reuse are bounded so an idle device does not pin host memory.
+constexpr std::int64_t kMaxCachedBytes = std::int64_t{2} << 30;
+}  // namespace
+
+Hbm::Hbm(std::int64_t capacity_bytes) : capacity_(capacity_bytes) {}
+
+Hbm::~Hbm() {
+  for (auto& [size, p] : free_blocks_) std::free(p);
+}
+
+std::shared_ptr<std::byte> Hbm::allocate(std::int64_t bytes) {
+  const std::int64_t rounded = std::max<std::int64_t>(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
+  std::byte* p = nullptr;
+  {
+    std::lock_guard lock(mu_);
+    if (in_use_ + rounded > capacity_) {
+      throw UserError("err_hbm_out_of_memory", "", {},
+                      fmt::format("allocating {} bytes of HBM would exceed the chip's {} bytes ({} in use)", bytes,
+                                  capacity_, in_use_));
+    }
+    if (auto it = free_blocks_.find(rounded); it != free_blocks_.end()) {
+      p = it->second;
+      free_blocks_.erase(it);
+      free_bytes_ -= rounded;
+    }
+    in_use_ += rounded;
+  }
+  if (p == nullptr) {
+    p = static_cast<std::byte*>(std::aligned_alloc(kAlign, static_cast<std::size_t>(rounded)));
+    if (p == nullptr) {
+      std::lock_guard lock(mu_);
+      in_use_ -= rounded;
+      throw UserError("err_host_out_of_memory", "", {},
+                      fmt::format("the host could not provide {} bytes for simulated HBM", rounded));
+    }
+  }
+  return std::shared_ptr<std::byte>(p, [self = shared_from_this(), rounded](std::byte* q) { self->release(q, rounded); });
+}
+
+void Hbm::release(std::byte* p, std::int64_t bytes) {
+  std::lock_guard lock(mu_);
+  in_use_ -= bytes;
+  if (free_bytes_ + bytes <= kMaxCachedBytes) {
+    free_blocks_.emplace(bytes, p);
+    free_bytes_ += bytes;
+  } else {
+    std::free(p);
+  }
+}
+
+std::int64_t Hbm::bytes_in_use() const {
+  std::lock_guard lock(mu_);
+  return in_use_;
+}
+
+}  // namespace nki::sim
