@@ -41,43 +41,74 @@ void install_halide_handlers() {
 }
 
 Halide::Type storage_type(DType t) {
-  switch (t) {
-    case DType::fp32: return Halide::Float(32);
-    case DType::bf16: return Halide::UInt(16);  // raw bits: conversions are ours, bit-exact on every CPU
-    case DType::fp16: return Halide::Float(16);
-  }
-  return Halide::Float(32);
+  // 16-bit floats are handled as raw bits: the conversions below are ours, bit-exact on every CPU
+  // (Halide's own float16 casts do not keep NaN on every path).
+  return t == DType::fp32 ? Halide::Float(32) : Halide::UInt(16);
 }
+
+Expr u32(std::uint32_t v) { return Halide::cast(Halide::UInt(32), Expr(static_cast<int32_t>(v))); }
+Expr as_f32(Expr bits) { return Halide::reinterpret(Halide::Float(32), bits); }
 
 /** Stored element -> fp32 (exact). */
 Expr to_f32(Expr stored, DType t) {
   switch (t) {
     case DType::fp32: return stored;
-    case DType::bf16: return Halide::reinterpret(Halide::Float(32), Halide::cast(Halide::UInt(32), stored) << 16);
-    case DType::fp16: return Halide::cast(Halide::Float(32), stored);
+    case DType::bf16: return as_f32(Halide::cast(Halide::UInt(32), stored) << 16);
+    case DType::fp16: {
+      Expr h = Halide::cast(Halide::UInt(32), stored);
+      Expr sign = (h & u32(0x8000)) << 16;
+      Expr exp = (h >> 10) & u32(0x1f);
+      Expr man = h & u32(0x3ff);
+      Expr subnormal = as_f32(Halide::reinterpret(Halide::UInt(32), Halide::cast(Halide::Float(32), man) *
+                                                                         Expr(5.9604644775390625e-8f)) |
+                              sign);
+      Expr inf_nan = as_f32(sign | u32(0x7f800000) | (man << 13));
+      Expr normal = as_f32(sign | ((exp + u32(112)) << 23) | (man << 13));
+      return Halide::select(exp == u32(0), subnormal, exp == u32(0x1f), inf_nan, normal);
+    }
   }
   return stored;
 }
 
-/** fp32 -> stored element of `t`, round to nearest even; NaN kept quiet with its sign. */
+/** fp32 -> stored element of `t`, round to nearest even; NaN kept quiet with its sign (as nki::float_to_*_bits). */
 Expr from_f32(Expr f, DType t) {
   switch (t) {
     case DType::fp32: return f;
     case DType::bf16: {
       Expr b = Halide::reinterpret(Halide::UInt(32), f);
-      Expr odd = (b >> 16) & Halide::cast(Halide::UInt(32), 1);
-      Expr rne = Halide::cast(Halide::UInt(16), (b + Halide::cast(Halide::UInt(32), 0x7fff) + odd) >> 16);
-      Expr nan = Halide::cast(Halide::UInt(16), (b >> 16) | Halide::cast(Halide::UInt(32), 0x40));
+      Expr odd = (b >> 16) & u32(1);
+      Expr rne = Halide::cast(Halide::UInt(16), (b + u32(0x7fff) + odd) >> 16);
+      Expr nan = Halide::cast(Halide::UInt(16), (b >> 16) | u32(0x40));
       return Halide::select(Halide::is_nan(f), nan, rne);
     }
-    case DType::fp16: return Halide::cast(Halide::Float(16), f);
+    case DType::fp16: {
+      Expr b = Halide::reinterpret(Halide::UInt(32), f);
+      Expr sign = (b >> 16) & u32(0x8000);
+      Expr abs = b & u32(0x7fffffff);
+      Expr nan = sign | u32(0x7e00) | ((abs >> 13) & u32(0x3ff));
+      Expr inf = sign | u32(0x7c00);
+      // Subnormal half: the significand (implicit bit included) shifted right, rounded to nearest even.
+      Expr shift = u32(126) - (abs >> 23);
+      Expr sig = (abs & u32(0x7fffff)) | u32(0x800000);
+      Expr sh = Halide::min(shift, u32(31));
+      Expr q = sig >> sh;
+      Expr rem = sig - (q << sh);
+      Expr half = u32(1) << (sh - u32(1));
+      Expr up = rem > half || (rem == half && (q & u32(1)) == u32(1));
+      Expr subnormal = sign | Halide::select(shift > u32(24), u32(0), q + Halide::select(up, u32(1), u32(0)));
+      Expr v = abs - u32(112u << 23);
+      Expr normal = sign | ((v + u32(0x0fff) + ((v >> 13) & u32(1))) >> 13);
+      Expr bits = Halide::select(abs > u32(0x7f800000), nan, abs >= u32(0x477ff000), inf, abs < u32(0x38800000),
+                                 subnormal, normal);
+      return Halide::cast(Halide::UInt(16), bits);
+    }
   }
   return f;
 }
 
 Expr round_to(Expr f, DType t) { return t == DType::fp32 ? f : to_f32(from_f32(f, t), t); }
 
-Expr binary(ir::BinaryKind k, Expr a, Expr b) {
+Expr binary_raw(ir::BinaryKind k, Expr a, Expr b) {
   using Halide::is_nan;
   using Halide::select;
   switch (k) {
@@ -90,6 +121,12 @@ Expr binary(ir::BinaryKind k, Expr a, Expr b) {
     case ir::BinaryKind::minimum: return select(is_nan(a), a, select(is_nan(b), b, select(a <= b, a, b)));
   }
   return a;
+}
+
+/** As ir::apply_binary: a NaN result is the canonical quiet NaN, whatever the operands' payloads. */
+Expr binary(ir::BinaryKind k, Expr a, Expr b) {
+  Expr r = binary_raw(k, a, b);
+  return Halide::select(Halide::is_nan(r), as_f32(u32(0x7fc00000)), r);
 }
 
 /** Builds Halide Funcs for one kernel's tiles; tile dim d is Halide dimension (rank - 1 - d). */

@@ -53,7 +53,7 @@ class index {
   /** Expands a 1-D arange: [_, newaxis] gives shape (n, 1), [newaxis, _] gives (1, n). */
   template <class... S>
     requires((std::is_same_v<S, slice_all> || std::is_same_v<S, new_axis>) && ...)
-  index operator[](S... sel) const {
+  index operator[](S...) const {
     return expand({std::is_same_v<S, slice_all>...});
   }
 

@@ -2,6 +2,7 @@
 #include "nki/ir/kernel_ir.h"
 
 #include <cmath>
+#include <limits>
 
 namespace nki::ir {
 
@@ -25,7 +26,8 @@ const char* binary_name(BinaryKind k) {
   return "?";
 }
 
-float apply_binary(BinaryKind k, float a, float b) {
+namespace {
+float apply_binary_raw(BinaryKind k, float a, float b) {
   switch (k) {
     case BinaryKind::add: return a + b;
     case BinaryKind::subtract: return a - b;
@@ -36,6 +38,14 @@ float apply_binary(BinaryKind k, float a, float b) {
     case BinaryKind::minimum: return std::isnan(a) ? a : std::isnan(b) ? b : (a <= b ? a : b);
   }
   return 0.0f;
+}
+}  // namespace
+
+float apply_binary(BinaryKind k, float a, float b) {
+  const float r = apply_binary_raw(k, a, b);
+  // IEEE leaves the payload of a NaN result open (and compilers may swap commutative operands):
+  // every NaN result is the canonical quiet NaN, so both executors agree bit for bit.
+  return std::isnan(r) ? std::numeric_limits<float>::quiet_NaN() : r;
 }
 
 }  // namespace nki::ir

@@ -46,7 +46,10 @@ struct Operand {
 
 enum class BinaryKind : std::uint8_t { add, subtract, multiply, divide, maximum, minimum };
 const char* binary_name(BinaryKind k);
-/** The operation both executors perform in fp32 (numpy semantics for NaN in maximum/minimum). */
+/**
+ * The operation both executors perform in fp32: numpy semantics for maximum/minimum
+ * (a NaN operand wins), and every NaN result is the canonical quiet NaN 0x7fc00000.
+ */
 float apply_binary(BinaryKind k, float a, float b);
 
 // ---- ops: every op is a plain struct listed once in NKI_IR_OPS ----

@@ -1,0 +1,80 @@
+/** \file Grid placement: every worked case of NKI's spmd_dim / nc semantics, and the rule without nc. */
+#include "nki/schedule.h"
+#include "test_support.h"
+
+namespace nl = nki::language;
+using Ids = std::vector<std::vector<std::int64_t>>;
+
+namespace {
+nki::GridSpec grid(std::initializer_list<nl::grid_arg> axes) {
+  nki::GridSpec g;
+  for (const auto& a : axes) g.axes.push_back(a.axis);
+  return g;
+}
+}  // namespace
+
+TEST_CASE("spmd_dim(nc(2), 2), 2: NC0 runs [0,*] and [1,*], NC1 runs [2,*] and [3,*]") {
+  auto cores = nki::place_instances(grid({nl::spmd_dim(nl::nc(2), 2), 2}), 2);
+  REQUIRE(cores.size() == 2);
+  CHECK(cores[0].instances == Ids{{0, 0}, {0, 1}, {1, 0}, {1, 1}});
+  CHECK(cores[1].instances == Ids{{2, 0}, {2, 1}, {3, 0}, {3, 1}});
+}
+
+TEST_CASE("spmd_dim(2, nc(2)), 2: NC0 runs [0,*] and [2,*], NC1 runs [1,*] and [3,*]") {
+  auto cores = nki::place_instances(grid({nl::spmd_dim(2, nl::nc(2)), 2}), 2);
+  CHECK(cores[0].instances == Ids{{0, 0}, {0, 1}, {2, 0}, {2, 1}});
+  CHECK(cores[1].instances == Ids{{1, 0}, {1, 1}, {3, 0}, {3, 1}});
+}
+
+TEST_CASE("nc(2), 2: NC c runs [c,*]") {
+  auto cores = nki::place_instances(grid({nl::nc(2), 2}), 2);
+  CHECK(cores[0].instances == Ids{{0, 0}, {0, 1}});
+  CHECK(cores[1].instances == Ids{{1, 0}, {1, 1}});
+}
+
+TEST_CASE("4, 2 without nc: every instance on NC0 in row-major order, NC1 idle") {
+  auto cores = nki::place_instances(grid({4, 2}), 2);
+  CHECK(cores[0].instances == Ids{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {3, 1}});
+  CHECK(cores[1].instances.empty());
+}
+
+TEST_CASE("sugar: nc(2) * 2 is spmd_dim(nc(2), 2) and 2 * nc(2) is spmd_dim(2, nc(2))") {
+  CHECK(nl::nc(2) * 2 == nl::spmd_dim(nl::nc(2), 2));
+  CHECK(2 * nl::nc(2) == nl::spmd_dim(2, nl::nc(2)));
+  CHECK(nki::place_instances(grid({nl::nc(2) * 2, 2}), 2)[1].instances == Ids{{2, 0}, {2, 1}, {3, 0}, {3, 1}});
+  CHECK(nki::place_instances(grid({2 * nl::nc(2), 2}), 2)[1].instances == Ids{{1, 0}, {1, 1}, {3, 0}, {3, 1}});
+}
+
+TEST_CASE("the multi-core tutorial grid: spmd_dim(2, nc(2)), 4 puts even program_id(0) on NC0, odd on NC1, 8 each") {
+  auto cores = nki::place_instances(grid({nl::spmd_dim(2, nl::nc(2)), 4}), 2);
+  REQUIRE(cores[0].instances.size() == 8);
+  REQUIRE(cores[1].instances.size() == 8);
+  for (const auto& pid : cores[0].instances) CHECK(pid[0] % 2 == 0);
+  for (const auto& pid : cores[1].instances) CHECK(pid[0] % 2 == 1);
+  CHECK(cores[0].instances.front() == std::vector<std::int64_t>{0, 0});
+  CHECK(cores[0].instances.back() == std::vector<std::int64_t>{2, 3});
+}
+
+TEST_CASE("nc factors on two axes combine row-major into the core index") {
+  auto cores = nki::place_instances(grid({nl::nc(2), nl::spmd_dim(1, nl::nc(2))}), 4);
+  CHECK(cores[0].instances == Ids{{0, 0}});
+  CHECK(cores[1].instances == Ids{{0, 1}});
+  CHECK(cores[2].instances == Ids{{1, 0}});
+  CHECK(cores[3].instances == Ids{{1, 1}});
+}
+
+TEST_CASE("a grid without axes is one instance on NC0") {
+  auto cores = nki::place_instances(nki::GridSpec{}, 2);
+  CHECK(cores[0].instances == Ids{{}});
+  CHECK(cores[1].instances.empty());
+}
+
+TEST_CASE("a grid needing more cores than the device has is refused") {
+  CHECK(test::user_error_of([] { nki::place_instances(grid({nl::nc(4), 2}), 2); }) ==
+        "err_grid_exceeds_cores: grid \"nc(4),2\" spreads over 4 NeuronCores but the device has 2");
+}
+
+TEST_CASE("a grid axis of size zero is refused") {
+  CHECK(test::user_error_of([] { nki::place_instances(grid({0, 2}), 2); }) ==
+        "err_invalid_grid: grid \"0,2\" has a factor of size 0; sizes must be positive");
+}
