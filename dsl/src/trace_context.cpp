@@ -29,7 +29,7 @@ Trace& Trace::current(const char* op, const std::source_location& where) {
 
 int Trace::add_tensor(std::string name, Shape shape, DType dtype, ir::Memory memory, SourceLoc loc) {
   const int id = static_cast<int>(ir_.tensors.size());
-  if (name.empty()) name = fmt::format("t{}", id);
+  if (name.empty()) name = fmt::format("tensor{}", id);  // tiles print as %tN; tensors never collide
   ir_.tensors.push_back({id, std::move(name), std::move(shape), dtype, memory, std::move(loc)});
   return id;
 }

@@ -31,7 +31,7 @@ struct TensorDecl {
 
 /** tensor[indices...]: one affine index per tensor dimension, broadcast to the tile `shape`. */
 struct Access {
-  int tensor;
+  int tensor = -1;
   std::vector<IndexExpr> indices;
   Shape shape;
   SourceLoc loc;
@@ -56,15 +56,15 @@ float apply_binary(BinaryKind k, float a, float b);
 
 /** result = load(src): HBM -> on-chip tile of the tensor's dtype. */
 struct LoadOp {
-  int result;
+  int result = -1;
   Access src;
   SourceLoc loc;
 };
 
 /** result = op(lhs, rhs) computed in fp32, rounded to `dtype`, broadcast along free dims. */
 struct BinaryOp {
-  int result;
-  BinaryKind kind;
+  int result = -1;
+  BinaryKind kind = BinaryKind::add;
   Operand lhs, rhs;
   SourceLoc loc;
 };
@@ -72,7 +72,7 @@ struct BinaryOp {
 /** store(dst, value): tile -> HBM, rounded to the tensor's dtype. */
 struct StoreOp {
   Access dst;
-  int value;
+  int value = -1;
   SourceLoc loc;
 };
 
