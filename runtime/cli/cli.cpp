@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -19,11 +20,32 @@ struct RunArgs {
   std::vector<std::string> inputs;
   std::string output;
   std::string dtype = "fp32";
-  std::string grid;
-  std::string schedule;
+  std::optional<std::string> grid;
+  std::optional<std::string> schedule;
   std::string executor = "halide";
   bool dump_ir = false;
 };
+
+/** An error message as the single line the command promises: newlines become "; ". */
+std::string one_line(std::string_view what) {
+  std::string s;
+  for (char ch : what) {
+    if (ch == '\n') {
+      if (!s.empty() && s.back() != ' ') s += "; ";
+    } else {
+      s += ch;
+    }
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == ';')) s.pop_back();
+  return s;
+}
+
+/** Whether two paths name the same file (after ".", ".." and symlinks), whether or not it exists yet. */
+bool same_path(const std::string& a, const std::string& b) {
+  std::error_code ea, eb;
+  const std::filesystem::path x = std::filesystem::weakly_canonical(a, ea), y = std::filesystem::weakly_canonical(b, eb);
+  return ea || eb ? a == b : x == y;
+}
 
 std::string schedule_json(const std::string& kernel, const LaunchResult& r) {
   nlohmann::ordered_json j;
@@ -46,7 +68,26 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
     throw UserError("err_argument_count", k->name, {},
                     fmt::format("takes {} --input files, {} given", k->kernel.arity(), a.inputs.size()));
   }
-  const DType dtype = *parse_dtype(a.dtype);  // CLI11 checked membership
+  // The flags first (cheap), then the files.
+  if (a.dtype != "bf16" && a.dtype != "fp16" && a.dtype != "fp32") {
+    throw UserError("err_unknown_dtype", "", {},
+                    fmt::format("unknown --dtype \"{}\"; expected bf16, fp16 or fp32", a.dtype));
+  }
+  const DType dtype = *parse_dtype(a.dtype);
+  if (a.executor != "halide" && a.executor != "reference") {
+    throw UserError("err_unknown_executor", "", {},
+                    fmt::format("unknown --executor \"{}\"; expected halide or reference", a.executor));
+  }
+  const Executor executor = a.executor == "reference" ? Executor::reference : Executor::halide;
+  std::optional<GridSpec> requested_grid;
+  if (a.grid) requested_grid = parse_grid(*a.grid);
+  if (a.output.empty()) throw UserError("err_output_not_writable", "", {}, "--output is an empty path");
+  if (a.schedule && a.schedule->empty()) throw UserError("err_output_not_writable", "", {}, "--schedule is an empty path");
+  if (a.schedule && same_path(*a.schedule, a.output)) {
+    throw UserError("err_output_not_writable", "", {},
+                    fmt::format("--schedule and --output name the same file \"{}\"", a.output));
+  }
+
   std::vector<NpyArray> arrays;
   std::vector<Shape> shapes;
   for (const std::string& path : a.inputs) {
@@ -55,16 +96,15 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
   }
   const GridSpec expected = k->default_grid(shapes);  // validates the shapes
   GridSpec grid = expected;
-  if (!a.grid.empty()) {
-    grid = parse_grid(a.grid);
+  if (requested_grid) {
+    grid = *requested_grid;
     check_grid_fits(*k, grid, expected, shapes);
   }
-  const Executor executor = a.executor == "reference" ? Executor::reference : Executor::halide;
 
   // Claim the output files before any work: an unwritable path fails now, and nothing partial is left.
   PendingFile output(a.output);
   std::optional<PendingFile> schedule;
-  if (!a.schedule.empty()) schedule.emplace(a.schedule);
+  if (a.schedule) schedule.emplace(*a.schedule);
 
   sim::Device device("trn2", 2);
   std::vector<Tensor> args;
@@ -76,8 +116,11 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
   if (r.outputs.empty()) throw UserError("err_no_output", k->name, {}, "the kernel returns no tensor to write");
   const Tensor& c = r.outputs.front();
   const std::vector<float> values = c.to_floats();
-  output.commit(encode_npy(c.shape(), values));
-  if (schedule) schedule->commit(schedule_json(k->name, r));
+  // Write every file before any appears, so a failure leaves none of them.
+  output.write(encode_npy(c.shape(), values));
+  if (schedule) schedule->write(schedule_json(k->name, r));
+  output.commit();
+  if (schedule) schedule->commit();
   return 0;
 }
 
@@ -96,18 +139,41 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
   run_cmd->add_option("--input", ra.inputs, "Input .npy (float32, C order); once per kernel argument")->required();
   run_cmd->add_option("--output", ra.output, "Output .npy, written as float32")->required();
   run_cmd->add_option("--dtype", ra.dtype, "Kernel dtype; inputs are converted with round-to-nearest-even")
-      ->check(CLI::IsMember({"bf16", "fp16", "fp32"}));
+      ->type_name("{bf16,fp16,fp32}")
+      ->default_str("fp32");
   run_cmd->add_option("--grid", ra.grid, "Launch grid in NKI spelling, e.g. \"spmd_dim(2,nc(2)),4\" (default: the kernel's)");
   run_cmd->add_option("--schedule", ra.schedule, "Write which core ran which instances as JSON");
   run_cmd->add_option("--executor", ra.executor, "halide (compiled) or reference (interpreter)")
-      ->check(CLI::IsMember({"halide", "reference"}));
+      ->type_name("{halide,reference}")
+      ->default_str("halide");
   run_cmd->add_flag("--dump-ir", ra.dump_ir, "Print the kernel's canonical IR");
 
+  // CLI11 words a missing or unknown command as "A subcommand is required"; say which.
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) commands.push_back(sub->get_name());
+  auto known = [&](const std::string& c) { return std::find(commands.begin(), commands.end(), c) != commands.end(); };
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (argc < 2) {
+    err << fmt::format("nki: a command is required: {} (see nki --help)\n", fmt::join(commands, " or "));
+    return kExitBadInput;
+  }
+  if (!known(first) && first != "--help" && first != "-h") {
+    err << fmt::format("nki: unknown {} \"{}\"; commands: {} (see nki --help)\n",
+                       first.starts_with('-') ? "option" : "command", first, fmt::join(commands, ", "));
+    return kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e, out, err);  // --help
-    err << "nki: " << e.what() << "\n";
+    std::string what = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      // CLI11 lists the extras in reverse ("4 --threads"); name them as given.
+      std::vector<std::string> extras = (list->parsed() ? list : run_cmd)->remaining();
+      if (extras.empty()) extras = app.remaining();
+      if (!extras.empty()) what = fmt::format("unexpected argument{} {}", extras.size() > 1 ? "s" : "", fmt::join(extras, " "));
+    }
+    err << (known(first) ? "nki " + first : std::string("nki")) << ": " << one_line(what) << "\n";
     return kExitBadInput;
   }
 
@@ -119,13 +185,13 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
     }
     return run_kernel(ra, registry, out);
   } catch (const UserError& e) {
-    err << command << ": " << e.what() << "\n";
+    err << command << ": " << one_line(e.what()) << "\n";
     return kExitBadInput;
   } catch (const InternalError& e) {
-    err << command << ": " << e.what() << "\n";
+    err << command << ": " << one_line(e.what()) << "\n";
     return 3;
   } catch (const std::exception& e) {
-    err << command << ": " << e.what() << "\n";
+    err << command << ": " << one_line(e.what()) << "\n";
     return 1;
   }
 }

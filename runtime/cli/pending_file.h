@@ -7,8 +7,9 @@ namespace nki::cli {
 
 /**
  * Opens a temporary file beside `path` at once (so an unwritable path fails before
- * any work), and renames it into place on commit(). Without commit() the temporary
- * is removed and `path` is untouched.
+ * any work), takes the bytes with write(), and renames the temporary into place on
+ * commit(). Without commit() the temporary is removed and `path` is untouched, so
+ * several outputs can all be written before any of them appears.
  */
 class PendingFile {
  public:
@@ -17,12 +18,17 @@ class PendingFile {
   PendingFile(const PendingFile&) = delete;
   PendingFile& operator=(const PendingFile&) = delete;
 
-  void commit(const std::string& bytes);
+  /** Writes all of `bytes` to the temporary file and closes it. */
+  void write(const std::string& bytes);
+  /** Renames the written temporary into place. */
+  void commit();
   const std::string& path() const { return path_; }
 
  private:
+  [[noreturn]] void fail(const std::string& why);
   std::string path_, tmp_;
   int fd_ = -1;
+  bool written_ = false;
 };
 
 }  // namespace nki::cli

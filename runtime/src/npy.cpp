@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -24,13 +26,13 @@ std::string header_value(const std::string& path, const std::string& header, con
   auto pos = header.find(k);
   if (pos == std::string::npos) bad(path, fmt::format("the .npy header has no {} entry", k));
   pos = header.find(':', pos + k.size());
-  if (pos == std::string::npos) bad(path, "malformed .npy header");
+  if (pos == std::string::npos) bad(path, fmt::format("malformed {} entry in the .npy header", k));
   ++pos;
   while (pos < header.size() && header[pos] == ' ') ++pos;
   std::size_t end = pos;
-  if (pos < header.size() && header[pos] == '(') {
-    end = header.find(')', pos);
-    if (end == std::string::npos) bad(path, "malformed shape in the .npy header");
+  if (pos < header.size() && (header[pos] == '(' || header[pos] == '[')) {
+    end = header.find(header[pos] == '(' ? ')' : ']', pos);
+    if (end == std::string::npos) bad(path, fmt::format("malformed {} entry in the .npy header", k));
     ++end;
   } else {
     while (end < header.size() && header[end] != ',' && header[end] != '}') ++end;
@@ -41,6 +43,9 @@ std::string header_value(const std::string& path, const std::string& header, con
 }
 
 Shape parse_shape(const std::string& path, const std::string& text) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') {
+    bad(path, fmt::format("malformed shape {} in the .npy header; expected a tuple such as (512, 2048)", text));
+  }
   Shape shape;
   std::size_t i = 1;  // after '('
   while (i < text.size()) {
@@ -58,23 +63,40 @@ Shape parse_shape(const std::string& path, const std::string& text) {
 }  // namespace
 
 NpyArray read_npy(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found) bad(path, "no such file");
+  if (status.type() == std::filesystem::file_type::directory) bad(path, "is a directory, not a .npy file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) bad(path, "cannot open the file (missing or unreadable)");
+  if (!in) bad(path, "cannot open the file for reading");
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) bad(path, "not a .npy file (bad magic)");
+  if (in.bad()) bad(path, "cannot read the file");
+  static constexpr char kMagic[] = "\x93NUMPY";
+  if (bytes.empty()) bad(path, "is empty, not a .npy file");
+  if (std::memcmp(bytes.data(), kMagic, std::min<std::size_t>(bytes.size(), 6)) != 0) {
+    bad(path, "not a .npy file (bad magic: it does not start with \"\\x93NUMPY\")");
+  }
+  if (bytes.size() < 8) bad(path, fmt::format("truncated .npy header: the file has only {} bytes", bytes.size()));
   const int major = static_cast<unsigned char>(bytes[6]);
   std::size_t header_len = 0, header_start = 0;
   if (major == 1) {
-    header_len = static_cast<unsigned char>(bytes[8]) | (static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8);
     header_start = 10;
   } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) bad(path, "truncated .npy header");
-    for (int b = 0; b < 4; ++b) header_len |= static_cast<std::size_t>(static_cast<unsigned char>(bytes[8 + b])) << (8 * b);
     header_start = 12;
   } else {
-    bad(path, fmt::format("unsupported .npy format version {}", major));
+    bad(path, fmt::format("unsupported .npy format version {}.{} (1.0, 2.0 and 3.0 are read)", major,
+                          static_cast<unsigned char>(bytes[7])));
   }
-  if (bytes.size() < header_start + header_len) bad(path, "truncated .npy header");
+  if (bytes.size() < header_start) {
+    bad(path, fmt::format("truncated .npy header: the file has only {} bytes", bytes.size()));
+  }
+  for (std::size_t b = 8; b < header_start; ++b) {
+    header_len |= static_cast<std::size_t>(static_cast<unsigned char>(bytes[b])) << (8 * (b - 8));
+  }
+  if (bytes.size() < header_start + header_len) {
+    bad(path, fmt::format("truncated .npy header: the header needs {} bytes, the file has {}", header_start + header_len,
+                          bytes.size()));
+  }
   const std::string header = bytes.substr(header_start, header_len);
 
   const std::string descr = header_value(path, header, "descr");
@@ -93,9 +115,14 @@ NpyArray read_npy(const std::string& path) {
   }
   const std::size_t data_start = header_start + header_len;
   const std::size_t want = static_cast<std::size_t>(n) * 4;
-  if (bytes.size() - data_start != want) {
-    bad(path, fmt::format("holds {} data bytes; shape {} of float32 needs {}", bytes.size() - data_start,
-                          shape_str(out.shape), want));
+  const std::size_t have = bytes.size() - data_start;
+  if (have < want) {
+    bad(path, fmt::format("truncated data: shape {} of float32 needs {} bytes after the header, the file has {}",
+                          shape_str(out.shape), want, have));
+  }
+  if (have > want) {
+    bad(path, fmt::format("has {} bytes after the data of shape {} of float32 ({} bytes); the file is not a single array",
+                          have - want, shape_str(out.shape), want));
   }
   out.data.resize(static_cast<std::size_t>(n));
   std::memcpy(out.data.data(), bytes.data() + data_start, want);
@@ -104,6 +131,10 @@ NpyArray read_npy(const std::string& path) {
 }
 
 std::string encode_npy(const Shape& shape, std::span<const float> values) {
+  if (static_cast<std::int64_t>(values.size()) != shape_elements(shape)) {
+    throw InternalError(fmt::format("encode_npy: {} values for shape {} of {} elements", values.size(),
+                                    shape_str(shape), shape_elements(shape)));
+  }
   const std::string shape_text =
       shape.size() == 1 ? fmt::format("({},)", shape[0]) : fmt::format("({})", fmt::join(shape, ", "));
   std::string header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}", shape_text);

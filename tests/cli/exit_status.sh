@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Exit statuses and stderr of the real `nki` binary, as a shell sees them.
+# Usage: exit_status.sh PATH/TO/nki
+set -u
+
+nki=${1:?usage: exit_status.sh PATH/TO/nki}
+work=$(mktemp -d "${TMPDIR:-/tmp}/nki-exit-status.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# expect STATUS NAME ARGS...: runs nki ARGS, checks the exit status; for a non-zero
+# status also that stderr is exactly one line. stdout/stderr land in $work/out, $work/err.
+expect() {
+  local want=$1 name=$2
+  shift 2
+  "$nki" "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    fail "$name: exit status $got, expected $want (stderr: $(cat "$work/err"))"
+  fi
+  if [ "$want" -ne 0 ]; then
+    local lines
+    lines=$(wc -l <"$work/err")
+    if [ "$lines" -ne 1 ] || [ "$(tail -c 1 "$work/err" | od -An -c | tr -d ' ')" != '\n' ]; then
+      fail "$name: stderr is not exactly one line: $(cat "$work/err")"
+    fi
+    if [ -s "$work/out" ]; then
+      fail "$name: wrote to stdout: $(cat "$work/out")"
+    fi
+  fi
+}
+
+expect 0 "nki list" list
+grep -q '^tensor_add ' "$work/out" || fail "nki list does not list tensor_add"
+grep -q '^tensor_add_nc2 ' "$work/out" || fail "nki list does not list tensor_add_nc2"
+
+expect 0 "nki --help" --help
+grep -q 'Usage: nki' "$work/out" || fail "nki --help prints no usage on stdout"
+
+expect 0 "nki run --help" run --help
+
+expect 2 "unknown kernel" run no_such_kernel --input "$work/a.npy" --input "$work/b.npy" --output "$work/c.npy"
+want='nki run: err_unknown_kernel: unknown kernel "no_such_kernel"; known kernels: tensor_add, tensor_add_nc2'
+[ "$(cat "$work/err")" = "$want" ] || fail "unknown kernel: stderr is '$(cat "$work/err")', expected '$want'"
+
+expect 2 "missing input file" run tensor_add --input "$work/missing.npy" --input "$work/b.npy" --output "$work/c.npy"
+want="nki run: err_invalid_npy: $work/missing.npy: no such file"
+[ "$(cat "$work/err")" = "$want" ] || fail "missing input: stderr is '$(cat "$work/err")', expected '$want'"
+
+expect 2 "unknown command" frobnicate
+expect 2 "no command"
+expect 2 "unknown --dtype" run tensor_add --input "$work/a.npy" --input "$work/b.npy" --output "$work/c.npy" --dtype int8
+expect 2 "missing --output" run tensor_add --input "$work/a.npy" --input "$work/b.npy"
+
+leftovers=$(find "$work" -mindepth 1 ! -name out ! -name err)
+[ -z "$leftovers" ] || fail "files left behind: $leftovers"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "all exit-status checks passed"
