@@ -7,6 +7,13 @@
  * view. Input tensors are whole-tensor buffers; program ids are scalar parameters, so
  * one artifact serves every instance on every core (SPMD). All shapes and strides are
  * compile-time constants of the signature; only base pointers and ids vary per call.
+ *
+ * Batches: every Func has one more dimension, `j`, over a run of instances of one core
+ * whose ids differ only in the last grid axis (program_id(last) = base + j). The loop
+ * order is (tile axis 0, j, other tile axes): for a [128, 512] tile the rows of
+ * neighbouring instances form one long contiguous stream instead of 128 short ones,
+ * which the hardware prefetchers can follow. A kernel that loads a tensor it also
+ * stores runs one instance per call, so instance order inside a core is preserved.
  * Compiled with strict_float so fp32 arithmetic matches the reference interpreter bit
  * for bit (no FMA contraction, no reassociation).
  */
@@ -136,6 +143,9 @@ class Lowerer {
     for (int a = 0; a < k.grid_rank; ++a) pids_.emplace_back(fmt::format("pid{}", a));
   }
 
+  /** The instance-batch dimension (the last argument of every Func). */
+  const Var& batch() const { return j_; }
+
   const std::vector<Halide::Param<int32_t>>& pids() const { return pids_; }
   std::map<int, Halide::ImageParam>& inputs() { return inputs_; }
 
@@ -143,8 +153,8 @@ class Lowerer {
     const std::vector<Var> v = vars(op.src.shape.size());
     Halide::ImageParam& in = input(op.src.tensor);
     std::vector<Expr> idx;
-    for (int d = static_cast<int>(op.src.indices.size()) - 1; d >= 0; --d)
-      idx.push_back(index(op.src.indices[d], tile_coords(v)));
+    const std::vector<Expr> coords = tile_coords(v);
+    for (int d = static_cast<int>(op.src.indices.size()) - 1; d >= 0; --d) idx.push_back(index(op.src.indices[d], coords));
     Func f(fmt::format("t{}", op.result));
     f(v) = to_f32(in(idx), k_.tensors[op.src.tensor].dtype);
     tiles_[op.result] = f;
@@ -179,24 +189,28 @@ class Lowerer {
   std::vector<Func> tiles_, raw_;
   std::vector<Halide::Param<int32_t>> pids_;
   std::map<int, Halide::ImageParam> inputs_;
+  Var j_{"j"};
 
-  static std::vector<Var> vars(std::size_t rank) {
+  /** Halide-ordered vars of a tile of `rank` dimensions, then the batch var. */
+  std::vector<Var> vars(std::size_t rank) const {
     std::vector<Var> v;
-    for (std::size_t j = 0; j < rank; ++j) v.emplace_back(fmt::format("x{}", j));
+    for (std::size_t k = 0; k < rank; ++k) v.emplace_back(fmt::format("x{}", k));
+    v.push_back(j_);
     return v;
   }
-  /** Tile coordinates in tile-dimension order from Halide-ordered vars. */
+  /** Tile coordinates in tile-dimension order from Halide-ordered vars (batch var dropped). */
   static std::vector<Expr> tile_coords(const std::vector<Var>& v) {
-    std::vector<Expr> c(v.rbegin(), v.rend());
+    std::vector<Expr> c(v.rbegin() + 1, v.rend());
     return c;
   }
   /** Halide-ordered call arguments reading a tile of shape `from` at coordinates of shape `to`. */
-  static std::vector<Expr> broadcast_coords(const Shape& from, const Shape& to, const std::vector<Var>& v) {
+  std::vector<Expr> broadcast_coords(const Shape& from, const Shape& to, const std::vector<Var>& v) const {
     std::vector<Expr> at;
     for (int d = static_cast<int>(from.size()) - 1; d >= 0; --d) {
-      const std::size_t j = to.size() - 1 - static_cast<std::size_t>(d);
-      at.push_back(from[d] == 1 && to[d] != 1 ? Expr(0) : Expr(v[j]));
+      const std::size_t k = to.size() - 1 - static_cast<std::size_t>(d);
+      at.push_back(from[d] == 1 && to[d] != 1 ? Expr(0) : Expr(v[k]));
     }
+    at.push_back(j_);
     return at;
   }
 
@@ -218,12 +232,16 @@ class Lowerer {
   Expr index(const ir::IndexExpr& e, const std::vector<Expr>& coords) const {
     Expr v = Expr(static_cast<int>(e.constant));
     for (const ir::Term& t : e.terms) {
-      Expr s = t.sym.kind == ir::Sym::Kind::program_id
-                   ? Expr(pids_[t.sym.index])
-                   : (e.shape[t.sym.index] == 1 ? Expr(0) : coords[t.sym.index]);
+      Expr s = t.sym.kind == ir::Sym::Kind::program_id ? pid(t.sym.index)
+                                                       : (e.shape[t.sym.index] == 1 ? Expr(0) : coords[t.sym.index]);
       v = v + static_cast<int>(t.coeff) * s;
     }
     return v;
+  }
+
+  /** program_id(axis): the last axis advances with the batch var. */
+  Expr pid(int axis) const {
+    return axis == k_.grid_rank - 1 ? Expr(pids_[axis]) + j_ : Expr(pids_[axis]);
   }
 
   Expr operand(const ir::Operand& o, const Shape& result, const std::vector<Var>& v) const {
@@ -238,13 +256,14 @@ struct Step {
   Halide::Internal::JITModule::argv_wrapper fn = nullptr;
   std::vector<int> inputs;  ///< tensor ids, in argument order
   const ir::StoreOp* store = nullptr;
-  std::vector<halide_dimension_t> out_dims;  ///< constant: tile extents, strides into the tensor
+  std::vector<halide_dimension_t> out_dims;  ///< tile extents and strides into the tensor, then the batch dim
 };
 
 class HalideRunner final : public CoreRunner {
  public:
-  HalideRunner(const ir::KernelIR& ir, const std::vector<Step>& steps, std::vector<TensorBinding> tensors)
-      : ir_(ir), steps_(steps), tensors_(std::move(tensors)), bound_(steps.size()) {
+  HalideRunner(const ir::KernelIR& ir, const std::vector<Step>& steps, bool batchable,
+               std::vector<TensorBinding> tensors)
+      : ir_(ir), steps_(steps), batchable_(batchable), tensors_(std::move(tensors)), bound_(steps.size()) {
     for (std::size_t s = 0; s < steps_.size(); ++s) {
       Bound& b = bound_[s];
       const Step& step = steps_[s];
@@ -262,13 +281,18 @@ class HalideRunner final : public CoreRunner {
     }
   }
 
-  void run_instance(std::span<const std::int64_t> pid) override {
+  void run_batch(std::span<const std::int64_t> pid, std::int64_t count) override {
+    if (!batchable_ && count > 1) {  // one instance per call keeps the order of reads and writes
+      std::vector<std::int64_t> next(pid.begin(), pid.end());
+      for (std::int64_t i = 0; i < count; ++i, ++next.back()) run_batch(next, 1);
+      return;
+    }
     for (int a = 0; a < ir_.grid_rank; ++a) pid32_[a] = static_cast<int32_t>(pid[a]);
     for (std::size_t s = 0; s < steps_.size(); ++s) {
       const Step& step = steps_[s];
       Bound& b = bound_[s];
       const TensorBinding& o = tensors_[step.store->dst.tensor];
-      std::int64_t offset = 0;  // where tile coordinate 0 lands; the tile's own axes are in out_dims
+      std::int64_t offset = 0;  // where tile coordinate 0 of the first instance lands
       for (std::size_t d = 0; d < step.store->dst.indices.size(); ++d) {
         const ir::IndexExpr& e = step.store->dst.indices[d];
         std::int64_t v = e.constant;
@@ -277,6 +301,7 @@ class HalideRunner final : public CoreRunner {
         offset += v * o.strides[d];
       }
       b.out.host = reinterpret_cast<uint8_t*>(o.data + offset * dtype_bytes(o.dtype));
+      b.out_dims.back().extent = static_cast<int32_t>(count);
       const void* args[kMaxArgs];
       std::size_t n = 0;
       for (halide_buffer_t& in : b.in) args[n++] = &in;
@@ -310,6 +335,7 @@ class HalideRunner final : public CoreRunner {
 
   const ir::KernelIR& ir_;
   const std::vector<Step>& steps_;
+  bool batchable_;
   std::vector<TensorBinding> tensors_;
   std::vector<Bound> bound_;
   int32_t pid32_[16] = {};
@@ -320,16 +346,28 @@ class HalideProgram final : public Program {
   explicit HalideProgram(std::shared_ptr<const ir::KernelIR> ir) : ir_(std::move(ir)) { compile(); }
 
   std::unique_ptr<CoreRunner> bind(const std::vector<TensorBinding>& tensors) const override {
-    return std::make_unique<HalideRunner>(*ir_, steps_, tensors);
+    return std::make_unique<HalideRunner>(*ir_, steps_, batchable_, tensors);
   }
 
  private:
   std::shared_ptr<const ir::KernelIR> ir_;
   std::vector<Step> steps_;
+  bool batchable_ = true;
+
+  /** Instances of a batch may interleave only when no load reads a tensor the kernel stores. */
+  static bool loads_nothing_stored(const ir::KernelIR& k) {
+    std::vector<bool> stored(k.tensors.size(), false);
+    for (const ir::Op& op : k.body)
+      if (const auto* s = std::get_if<ir::StoreOp>(&op)) stored[s->dst.tensor] = true;
+    for (const ir::Op& op : k.body)
+      if (const auto* l = std::get_if<ir::LoadOp>(&op); l != nullptr && stored[l->src.tensor]) return false;
+    return true;
+  }
 
   void compile() {
     install_halide_handlers();
     if (ir_->grid_rank > 16) throw UserError("err_grid_rank", ir_->name, {}, "grids have at most 16 axes");
+    batchable_ = ir_->grid_rank > 0 && loads_nothing_stored(*ir_);
     Lowerer low(*ir_);
     for (const ir::Op& op : ir_->body) {
       if (const auto* l = std::get_if<ir::LoadOp>(&op)) low.define(*l);
@@ -355,14 +393,25 @@ class HalideProgram final : public Program {
       }
       step.out_dims.push_back({0, static_cast<int32_t>(op.dst.shape[k]), static_cast<int32_t>(stride), 0});
     }
+    // The batch dim: one instance further along the last grid axis moves the store by this much.
+    std::int64_t batch_stride = 0;
+    for (std::size_t d = 0; d < op.dst.indices.size() && ir_->grid_rank > 0; ++d)
+      batch_stride += tstride[d] * op.dst.indices[d].coeff_of({ir::Sym::Kind::program_id, ir_->grid_rank - 1});
+    step.out_dims.push_back({0, 1, static_cast<int32_t>(batch_stride), 0});
     Halide::OutputImageParam ob = out.output_buffer();
-    for (std::size_t j = 0; j < rank; ++j)
-      ob.dim(static_cast<int>(j)).set_bounds(0, step.out_dims[j].extent).set_stride(step.out_dims[j].stride);
+    for (std::size_t k = 0; k < rank; ++k)
+      ob.dim(static_cast<int>(k)).set_bounds(0, step.out_dims[k].extent).set_stride(step.out_dims[k].stride);
+    ob.dim(static_cast<int>(rank)).set_min(0).set_stride(static_cast<int>(batch_stride));
 
     // Schedule: serial over the tile (parallelism comes from cores), vectorized along the innermost axis.
     const Halide::Target target = Halide::get_jit_target_from_environment().with_feature(Halide::Target::StrictFloat);
     const int lanes = target.natural_vector_size(Halide::Float(32));
     const Var x0 = out.args()[0];
+    if (rank >= 2) {  // loop order: tile axis 0, batch, the other tile axes
+      std::vector<Halide::VarOrRVar> order{x0, low.batch()};
+      for (std::size_t k = 1; k < rank; ++k) order.emplace_back(out.args()[k]);
+      out.reorder(order);
+    }
     if (step.out_dims[0].extent >= lanes && step.out_dims[0].extent % lanes == 0) out.vectorize(x0, lanes);
 
     std::vector<Halide::Argument> args;

@@ -30,6 +30,22 @@ void allow_one_thread_per_core(int cores) {
 
 std::string pid_str(const std::vector<std::int64_t>& pid) { return fmt::format("[{}]", fmt::join(pid, ",")); }
 
+/// Longest batch a core hands to its runner at once; bounds how late a stop request is seen.
+constexpr std::size_t kMaxBatch = 64;
+
+/** How many instances from `i` on form a run whose ids differ only by +1 steps in the last axis. */
+std::size_t consecutive_run(const std::vector<std::vector<std::int64_t>>& ids, std::size_t i) {
+  std::size_t n = 1;
+  if (ids[i].empty()) return n;
+  while (n < kMaxBatch && i + n < ids.size()) {
+    const auto& prev = ids[i + n - 1];
+    const auto& next = ids[i + n];
+    if (next.back() != prev.back() + 1 || !std::equal(prev.begin(), prev.end() - 1, next.begin())) break;
+    ++n;
+  }
+  return n;
+}
+
 }  // namespace
 
 LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
@@ -92,17 +108,21 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   std::atomic<bool> stop{false};
   auto run_core = [&](const CoreSchedule& core) {
     std::unique_ptr<CoreRunner> runner = program->bind(bindings);
-    for (const std::vector<std::int64_t>& pid : core.instances) {
+    const auto& ids = core.instances;
+    for (std::size_t i = 0; i < ids.size();) {
       if (stop.load(std::memory_order_relaxed)) return;
+      const std::size_t n = consecutive_run(ids, i);
       try {
-        runner->run_instance(pid);
+        runner->run_batch(ids[i], static_cast<std::int64_t>(n));
       } catch (const InternalError& e) {
         stop = true;
-        throw InternalError(fmt::format("NC{} instance {}: {}", core.nc, pid_str(pid), e.what()));
+        throw InternalError(fmt::format("NC{} instance{} {}{}: {}", core.nc, n > 1 ? "s" : "", pid_str(ids[i]),
+                                        n > 1 ? ".." + pid_str(ids[i + n - 1]) : "", e.what()));
       } catch (...) {
         stop = true;
         throw;
       }
+      i += n;
     }
   };
   if (busy.size() == 1) {

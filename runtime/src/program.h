@@ -23,7 +23,11 @@ struct TensorBinding {
 class CoreRunner {
  public:
   virtual ~CoreRunner() = default;
-  virtual void run_instance(std::span<const std::int64_t> pid) = 0;
+  /**
+   * Runs `count` instances of one core: `pid`, then pid with its last axis + 1, ... (a run
+   * of consecutive ids; count is 1 for a grid of rank 0). Each instance behaves as if run alone.
+   */
+  virtual void run_batch(std::span<const std::int64_t> pid, std::int64_t count) = 0;
 };
 
 /** A kernel ready to run on any core and any instance (SPMD: ids are runtime values). */

@@ -22,9 +22,13 @@ class ReferenceRunner final : public CoreRunner {
   ReferenceRunner(const ir::KernelIR& ir, std::vector<TensorBinding> tensors)
       : ir_(ir), tensors_(std::move(tensors)), tiles_(ir.tiles.size()) {}
 
-  void run_instance(std::span<const std::int64_t> pid) override {
-    pid_ = pid;
-    for (const ir::Op& op : ir_.body) std::visit([this](const auto& o) { exec(o); }, op);
+  void run_batch(std::span<const std::int64_t> pid, std::int64_t count) override {
+    std::vector<std::int64_t> current(pid.begin(), pid.end());
+    for (std::int64_t i = 0; i < count; ++i) {
+      pid_ = current;
+      for (const ir::Op& op : ir_.body) std::visit([this](const auto& o) { exec(o); }, op);
+      if (!current.empty()) ++current.back();
+    }
   }
 
  private:

@@ -29,17 +29,20 @@ std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores
   const std::int64_t total = grid.instances();
   std::vector<std::int64_t> pid(shape.size(), 0);
   for (std::int64_t n = 0; n < total; ++n) {
-    // Core = row-major combination of the nc factor indices of this instance.
-    std::int64_t core = 0;
-    for (std::size_t a = 0; a < grid.axes.size(); ++a) {
+    // Core = row-major combination of the nc factor indices of this instance, built from the
+    // last nc factor backwards so no per-instance storage is needed.
+    std::int64_t core = 0, weight = 1;
+    for (std::size_t a = grid.axes.size(); a-- > 0;) {
       std::int64_t rest = pid[a];
-      std::vector<std::int64_t> idx(grid.axes[a].factors.size());
-      for (int f = static_cast<int>(idx.size()) - 1; f >= 0; --f) {
-        idx[f] = rest % grid.axes[a].factors[f].size;
-        rest /= grid.axes[a].factors[f].size;
+      const auto& factors = grid.axes[a].factors;
+      for (std::size_t f = factors.size(); f-- > 0;) {
+        const std::int64_t idx = rest % factors[f].size;
+        rest /= factors[f].size;
+        if (factors[f].nc) {
+          core += idx * weight;
+          weight *= factors[f].size;
+        }
       }
-      for (std::size_t f = 0; f < idx.size(); ++f)
-        if (grid.axes[a].factors[f].nc) core = core * grid.axes[a].factors[f].size + idx[f];
     }
     cores[static_cast<std::size_t>(core)].instances.push_back(pid);
     for (int a = static_cast<int>(pid.size()) - 1; a >= 0; --a) {  // next id in row-major order
