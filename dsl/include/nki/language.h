@@ -146,6 +146,8 @@ struct operand {
       : tile_id(-1), scalar(static_cast<float>(s)), loc(l) {}
   operand(int s, source_location l = source_location::current())  // NOLINT
       : tile_id(-1), scalar(static_cast<float>(s)), loc(l) {}
+  operand(std::int64_t s, source_location l = source_location::current())  // NOLINT: num_programs() etc.
+      : tile_id(-1), scalar(static_cast<float>(s)), loc(l) {}
 };
 
 /** Allocates a tensor; with shared_hbm it is visible to every instance and returned to the caller. */

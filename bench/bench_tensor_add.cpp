@@ -1,0 +1,431 @@
+/**
+ * \file Google Benchmark suite: tensor_add launched on simulated NeuronCores against a
+ * plain C++ STREAM-style bf16 add, and the per-instance cost of dispatching a grid.
+ *
+ * Benchmarks (see bench/README.md for how to read them):
+ *   tensor_add_nc2_launch           the full launch tensor_add()[spmd_dim(32, nc(2)), 16].run({a, b})
+ *   stream_bf16_add_2threads        c = a + b in plain C++, two std::threads, half the rows each
+ *   launch_over_stream              both of the above alternated in one loop; counter `ratio`
+ *   tensor_add_nc1_launch           the launch on one core, grid [64, 16] (context: core scaling)
+ *   stream_bf16_add_1thread         the baseline on the calling thread alone (context for nc1)
+ *   stream_bf16_add_2threads_tiles  the baseline's loop in the launch's [128, 512] tile order
+ *   dispatch_tiny_add_grid_64x64_*  a [1,1]-tile fp32 add on 4096 instances: time per instance
+ *   dispatch_tiny_add_grid_1x1      one instance: the fixed cost of a launch
+ *   place_instances_64x64_*         nki::place_instances alone for the 4096-instance grids
+ */
+#include <benchmark/benchmark.h>
+
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <new>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bf16_add_rows.h"
+#include "nki/dtype.h"
+#include "nki/kernels.h"
+#include "nki/nki.h"
+#include "nki/schedule.h"
+
+namespace nl = nki::language;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Shared inputs of the bf16 add benchmarks (created once per process)
+// ---------------------------------------------------------------------------------------
+
+constexpr std::int64_t kRows = 8192;
+constexpr std::int64_t kCols = 8192;
+constexpr std::int64_t kElements = kRows * kCols;
+/// Bytes one add moves: read a, read b, write c, 2 bytes each.
+constexpr std::int64_t kBytesPerAdd = 3 * kElements * 2;
+
+/** splitmix64: a quick deterministic generator; the values only need to look random. */
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/**
+ * bf16 bits of a normal number in about [2^-8, 2^9) with random sign and mantissa,
+ * so no subnormal arithmetic slows either side down. A sparse sprinkle of NaN
+ * (signalling and quiet) and infinities exercises the NaN rule of the rounding.
+ */
+std::uint16_t random_bf16(std::uint64_t seed, std::int64_t i) {
+  const std::uint64_t r = mix(seed * 0x100000001b3ull + static_cast<std::uint64_t>(i));
+  // Specials sit at different positions in a and b: which NaN an x86 add returns when both
+  // operands are NaN depends on operand order, which C++ leaves to the compiler.
+  if ((i + static_cast<std::int64_t>(seed) * 9973) % 65521 == 0) {
+    constexpr std::uint16_t specials[] = {0x7f81, 0xffc1, 0x7f80, 0xff80};  // sNaN, -qNaN, +inf, -inf
+    return specials[(r >> 8) & 3];
+  }
+  const std::uint32_t sign = static_cast<std::uint32_t>(r & 1) << 15;
+  const std::uint32_t exponent = 119u + static_cast<std::uint32_t>((r >> 1) % 17);  // biased
+  const std::uint32_t mantissa = static_cast<std::uint32_t>(r >> 8) & 0x7fu;
+  return static_cast<std::uint16_t>(sign | (exponent << 7) | mantissa);
+}
+
+/**
+ * The host reference for one element, as the project defines a bf16 add: the fp32 sum
+ * (a NaN sum is the canonical quiet NaN 0x7fc00000, as ir::apply_binary makes it, since
+ * IEEE leaves NaN payloads open), rounded to bf16 by nki::float_to_bf16_bits.
+ */
+std::uint16_t reference_add(std::uint16_t a, std::uint16_t b) {
+  const float sum = nki::bf16_bits_to_float(a) + nki::bf16_bits_to_float(b);
+  return nki::float_to_bf16_bits(std::isnan(sum) ? std::bit_cast<float>(0x7fc00000u) : sum);
+}
+
+struct AddInputs {
+  nki::Tensor a{{kRows, kCols}, nl::bfloat16};  // in the default device's HBM
+  nki::Tensor b{{kRows, kCols}, nl::bfloat16};
+  std::vector<std::uint16_t> expected;          // reference_add(a, b)
+
+  AddInputs() : expected(static_cast<std::size_t>(kElements)) {
+    std::span<std::uint16_t> pa = a.bits16(), pb = b.bits16();
+    for (std::int64_t i = 0; i < kElements; ++i) {
+      pa[i] = random_bf16(1, i);
+      pb[i] = random_bf16(2, i);
+      expected[i] = reference_add(pa[i], pb[i]);
+    }
+  }
+};
+
+AddInputs& add_inputs() {
+  static AddInputs inputs;
+  return inputs;
+}
+
+/** Empty when `got` matches the host reference bit for bit, else a description of the first mismatch. */
+std::string compare_bits(std::span<const std::uint16_t> got, const std::vector<std::uint16_t>& want) {
+  if (got.size() != want.size()) return "output has " + std::to_string(got.size()) + " elements";
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (got[i] != want[i]) {
+      char msg[160];
+      AddInputs& in = add_inputs();
+      std::snprintf(msg, sizeof msg, "element %zu (row %zu, col %zu): 0x%04x + 0x%04x gave 0x%04x, want 0x%04x", i,
+                    i / static_cast<std::size_t>(kCols), i % static_cast<std::size_t>(kCols), in.a.bits16()[i],
+                    in.b.bits16()[i], got[i], want[i]);
+      return msg;
+    }
+  }
+  return {};
+}
+
+/**
+ * Runs `check` the first time `name` is asked for and returns its message (empty: correct);
+ * later calls return the cached message. Google Benchmark calls a benchmark function several
+ * times (iteration estimation, repetitions); the output is checked once per process.
+ */
+const std::string& check_once(const std::string& name, const std::function<std::string()>& check) {
+  static std::map<std::string, std::string> done;
+  auto it = done.find(name);
+  if (it == done.end()) it = done.emplace(name, check()).first;
+  return it->second;
+}
+
+// ---------------------------------------------------------------------------------------
+// The two sides of the comparison
+// ---------------------------------------------------------------------------------------
+
+/** tensor_add over 8192x8192 on the default device; nc2 selects the tutorial's two-core grid. */
+nki::BoundLaunch tensor_add_launch(bool nc2) {
+  const nki::Kernel& k = nki::kernels::tensor_add();
+  return nc2 ? k[nl::spmd_dim(kRows / 256, nl::nc(2)), kCols / 512] : k[kRows / 128, kCols / 512];
+}
+
+/** Launches once and checks the output bits; returns an error message, empty when right. */
+std::string check_launch(const nki::BoundLaunch& launch) {
+  AddInputs& in = add_inputs();
+  nki::LaunchResult r = launch.run({in.a, in.b});
+  if (r.outputs.size() != 1) return "the launch returned " + std::to_string(r.outputs.size()) + " outputs";
+  const std::string diff = compare_bits(r.outputs[0].bits16(), in.expected);
+  return diff.empty() ? diff : "tensor_add output differs from the host reference at " + diff;
+}
+
+/** A 64-byte aligned uint16 buffer (as the simulated HBM hands out), zero-filled so its pages exist. */
+struct HostBuffer {
+  std::unique_ptr<std::uint16_t, decltype(&std::free)> p{nullptr, &std::free};
+  explicit HostBuffer(std::int64_t n) {
+    p.reset(static_cast<std::uint16_t*>(std::aligned_alloc(64, static_cast<std::size_t>(n) * 2)));
+    if (!p) throw std::bad_alloc();
+    std::memset(p.get(), 0, static_cast<std::size_t>(n) * 2);
+  }
+  std::uint16_t* get() const { return p.get(); }
+};
+
+/** The STREAM-style baseline: two std::threads, each adds half the rows (threads == 1: the caller adds all). */
+void stream_bf16_add(const std::uint16_t* a, const std::uint16_t* b, std::uint16_t* c, int threads = 2) {
+  if (threads == 1) {
+    nki_bench::bf16_add_rows(a, b, c, static_cast<std::size_t>(kElements));
+    return;
+  }
+  constexpr std::size_t half = static_cast<std::size_t>(kRows / 2 * kCols);
+  std::thread t0([=] { nki_bench::bf16_add_rows(a, b, c, half); });
+  std::thread t1([=] { nki_bench::bf16_add_rows(a + half, b + half, c + half, half); });
+  t0.join();
+  t1.join();
+}
+
+/**
+ * The baseline's loop in the launch's access pattern: [128, 512] tiles, thread t taking the
+ * partition tiles the nc(2) grid gives core t (pid0 = 2 i + t), each in row-major pid order.
+ * Plain C++ with no runtime in between: the cost of the tile shape alone.
+ */
+void stream_bf16_add_tiles(const std::uint16_t* a, const std::uint16_t* b, std::uint16_t* c) {
+  auto core = [=](std::int64_t t) {
+    for (std::int64_t p0 = t; p0 < kRows / 128; p0 += 2)
+      for (std::int64_t p1 = 0; p1 < kCols / 512; ++p1)
+        for (std::int64_t r = 0; r < 128; ++r) {
+          const std::int64_t at = (p0 * 128 + r) * kCols + p1 * 512;
+          nki_bench::bf16_add_rows(a + at, b + at, c + at, 512);
+        }
+  };
+  std::thread t0(core, 0), t1(core, 1);
+  t0.join();
+  t1.join();
+}
+
+/** The baseline's output buffer, preallocated once, and a check of one run against the reference. */
+struct StreamSide {
+  HostBuffer c{kElements};
+  std::string check(int threads = 2) {
+    AddInputs& in = add_inputs();
+    std::memset(c.get(), 0xff, static_cast<std::size_t>(kElements) * 2);  // stale output cannot pass
+    run(threads);
+    const std::string diff = compare_bits({c.get(), static_cast<std::size_t>(kElements)}, in.expected);
+    return diff.empty() ? diff : "the baseline differs from the host reference at " + diff;
+  }
+  /** threads: 1 or 2 over halves of the rows; 0: two threads over [128, 512] tiles. */
+  void run(int threads = 2) {
+    AddInputs& in = add_inputs();
+    if (threads == 0) {
+      stream_bf16_add_tiles(in.a.bits16().data(), in.b.bits16().data(), c.get());
+    } else {
+      stream_bf16_add(in.a.bits16().data(), in.b.bits16().data(), c.get(), threads);
+    }
+  }
+};
+
+StreamSide& stream_side() {
+  static StreamSide side;
+  return side;
+}
+
+// ---------------------------------------------------------------------------------------
+// Benchmarks 1-3: launch, baseline, ratio
+// ---------------------------------------------------------------------------------------
+
+/** Bytes processed: bytes_per_second in binary units (G = 2^30), SI_bytes_per_second in decimal (G = 10^9). */
+void report_bytes(benchmark::State& state) {
+  state.SetBytesProcessed(state.iterations() * kBytesPerAdd);
+  state.counters["SI_bytes_per_second"] = benchmark::Counter(
+      static_cast<double>(kBytesPerAdd), benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::OneK::kIs1000);
+}
+
+void launch_benchmark(benchmark::State& state, bool nc2) {
+  const nki::BoundLaunch launch = tensor_add_launch(nc2);
+  // The first check traces, compiles and checks the bits; the timed loop reuses the artifact
+  // and, through the HBM free list, the output block of the previous launch.
+  if (const std::string& err = check_once(nc2 ? "launch_nc2" : "launch_nc1", [&] { return check_launch(launch); });
+      !err.empty()) {
+    state.SkipWithError(err.c_str());
+    return;
+  }
+  AddInputs& in = add_inputs();
+  const std::vector<nki::Tensor> args{in.a, in.b};
+  for (auto _ : state) {
+    nki::LaunchResult r = launch.run(args);
+    benchmark::DoNotOptimize(r.outputs.front().data());
+  }
+  report_bytes(state);
+}
+
+void BM_tensor_add_nc2_launch(benchmark::State& state) { launch_benchmark(state, true); }
+void BM_tensor_add_nc1_launch(benchmark::State& state) { launch_benchmark(state, false); }
+
+void stream_benchmark(benchmark::State& state, int threads) {
+  StreamSide& s = stream_side();
+  if (const std::string& err = check_once("stream" + std::to_string(threads), [&] { return s.check(threads); });
+      !err.empty()) {
+    state.SkipWithError(err.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    s.run(threads);
+    benchmark::DoNotOptimize(s.c.get());
+    benchmark::ClobberMemory();
+  }
+  report_bytes(state);
+}
+
+void BM_stream_bf16_add_2threads(benchmark::State& state) { stream_benchmark(state, 2); }
+void BM_stream_bf16_add_1thread(benchmark::State& state) { stream_benchmark(state, 1); }
+void BM_stream_bf16_add_2threads_tiles(benchmark::State& state) { stream_benchmark(state, 0); }
+
+/**
+ * The launch and the baseline alternated in one loop (order flipped every iteration so
+ * neither profits from the other's cache contents), timed separately. Counters:
+ * launch_GBps, stream_GBps and ratio = launch GB/s / stream GB/s, from the same seconds.
+ */
+void BM_launch_over_stream(benchmark::State& state) {
+  const nki::BoundLaunch launch = tensor_add_launch(true);
+  StreamSide& s = stream_side();
+  for (const std::string& err : {check_once("launch_nc2", [&] { return check_launch(launch); }),
+                                  check_once("stream2", [&] { return s.check(2); })}) {
+    if (!err.empty()) {
+      state.SkipWithError(err.c_str());
+      return;
+    }
+  }
+  AddInputs& in = add_inputs();
+  const std::vector<nki::Tensor> args{in.a, in.b};
+  using clock = std::chrono::steady_clock;
+  double launch_s = 0, stream_s = 0;
+  bool launch_first = false;
+  auto time_launch = [&] {
+    const auto t0 = clock::now();
+    {
+      nki::LaunchResult r = launch.run(args);
+      benchmark::DoNotOptimize(r.outputs.front().data());
+    }  // the output goes back to the HBM free list inside the timed span, as in tensor_add_nc2_launch
+    launch_s += std::chrono::duration<double>(clock::now() - t0).count();
+  };
+  auto time_stream = [&] {
+    const auto t0 = clock::now();
+    s.run();
+    benchmark::ClobberMemory();
+    stream_s += std::chrono::duration<double>(clock::now() - t0).count();
+  };
+  for (auto _ : state) {
+    launch_first = !launch_first;
+    if (launch_first) {
+      time_launch();
+      time_stream();
+    } else {
+      time_stream();
+      time_launch();
+    }
+  }
+  const double bytes = static_cast<double>(state.iterations()) * static_cast<double>(kBytesPerAdd);
+  state.counters["launch_GBps"] = bytes / launch_s / 1e9;
+  state.counters["stream_GBps"] = bytes / stream_s / 1e9;
+  state.counters["ratio"] = stream_s / launch_s;
+}
+
+// ---------------------------------------------------------------------------------------
+// Benchmark 4: dispatch cost per instance
+// ---------------------------------------------------------------------------------------
+
+constexpr std::int64_t kGridX = 64, kGridY = 64;  // 4096 instances
+
+/** Each instance adds one [1, 1] fp32 tile: element (program_id(0), program_id(1)). */
+const nki::Kernel& tiny_add() {
+  static const nki::Kernel kernel = nki::jit(
+      "tiny_add",
+      [](nl::tensor a, nl::tensor b) {
+        auto c = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm);
+        auto ix = nl::program_id(0) + nl::arange(1)[nl::_, nl::newaxis];  // (1, 1)
+        auto iy = nl::program_id(1) + nl::arange(1)[nl::newaxis, nl::_];  // (1, 1)
+        nl::store(c[ix, iy], nl::load(a[ix, iy]) + nl::load(b[ix, iy]));
+        return c;
+      },
+      {"a", "b"});
+  return kernel;
+}
+
+struct TinyInputs {
+  std::vector<float> a_host, b_host;
+  nki::Tensor a, b;
+  TinyInputs()
+      : a_host(make(3)), b_host(make(4)),
+        a(nki::Tensor::from_floats({kGridX, kGridY}, nl::float32, a_host)),
+        b(nki::Tensor::from_floats({kGridX, kGridY}, nl::float32, b_host)) {}
+  static std::vector<float> make(std::uint64_t seed) {
+    std::vector<float> v(static_cast<std::size_t>(kGridX * kGridY));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(mix(seed * 7919 + i) % 2001) / 64.0f - 15.0f;
+    return v;
+  }
+};
+
+void dispatch_benchmark(benchmark::State& state, const nki::BoundLaunch& launch) {
+  static TinyInputs in;
+  const std::vector<nki::Tensor> args{in.a, in.b};
+  auto check = [&]() -> std::string {
+    nki::LaunchResult r = launch.run(args);  // traces and compiles
+    const std::int64_t n = r.grid.instances();
+    const std::vector<float> got = r.outputs.front().to_floats();
+    for (std::int64_t i = 0; i < n; ++i) {
+      // grid [1, 1] only writes element (0, 0); the 64x64 grids write every element.
+      if (std::bit_cast<std::uint32_t>(got[i]) != std::bit_cast<std::uint32_t>(in.a_host[i] + in.b_host[i]))
+        return "tiny_add output differs from a + b at element " + std::to_string(i);
+    }
+    return {};
+  };
+  if (const std::string& err = check_once("tiny_add" + launch.grid().str(), check); !err.empty()) {
+    state.SkipWithError(err.c_str());
+    return;
+  }
+  const std::int64_t instances = launch.grid().instances();
+  for (auto _ : state) {
+    nki::LaunchResult r = launch.run(args);
+    benchmark::DoNotOptimize(r.outputs.front().data());
+  }
+  // Seconds per instance (printed with an SI prefix: "1.5u" is 1.5 us).
+  state.counters["time_per_instance"] = benchmark::Counter(
+      static_cast<double>(instances), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["instances"] = static_cast<double>(instances);
+}
+
+void BM_dispatch_tiny_add_grid_64x64_nc1(benchmark::State& state) {
+  dispatch_benchmark(state, tiny_add()[kGridX, kGridY]);
+}
+void BM_dispatch_tiny_add_grid_64x64_nc2(benchmark::State& state) {
+  dispatch_benchmark(state, tiny_add()[nl::spmd_dim(kGridX / 2, nl::nc(2)), kGridY]);
+}
+/** Placement alone (nki::place_instances, run serially by every launch): its share of the dispatch cost. */
+void place_benchmark(benchmark::State& state, const nki::GridSpec& grid) {
+  for (auto _ : state) {
+    std::vector<nki::CoreSchedule> cores = nki::place_instances(grid, 2);
+    benchmark::DoNotOptimize(cores.data());
+  }
+  state.counters["time_per_instance"] = benchmark::Counter(
+      static_cast<double>(grid.instances()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+void BM_place_instances_64x64_nc1(benchmark::State& state) {
+  place_benchmark(state, nki::GridSpec{{nki::GridAxis(kGridX), nki::GridAxis(kGridY)}});
+}
+void BM_place_instances_64x64_nc2(benchmark::State& state) {
+  place_benchmark(state, nki::GridSpec{{nl::spmd_dim(kGridX / 2, nl::nc(2)), nki::GridAxis(kGridY)}});
+}
+
+/** One instance: the fixed cost of a launch, to separate it from the per-instance cost. */
+void BM_dispatch_tiny_add_grid_1x1(benchmark::State& state) { dispatch_benchmark(state, tiny_add()[1, 1]); }
+
+}  // namespace
+
+BENCHMARK(BM_tensor_add_nc2_launch)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK(BM_stream_bf16_add_2threads)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK(BM_launch_over_stream)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_tensor_add_nc1_launch)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK(BM_stream_bf16_add_1thread)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK(BM_stream_bf16_add_2threads_tiles)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK(BM_dispatch_tiny_add_grid_64x64_nc1)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_dispatch_tiny_add_grid_64x64_nc2)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_dispatch_tiny_add_grid_1x1)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_place_instances_64x64_nc1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_place_instances_64x64_nc2)->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_MAIN();
