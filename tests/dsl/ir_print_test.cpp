@@ -23,7 +23,7 @@ TEST_CASE("tensor_add traces to this canonical text") {
   CHECK(traced->hash.size() == 16);
 }
 
-TEST_CASE("the text holds no grid sizes, so grids of one rank share it; dtypes and shapes change it") {
+TEST_CASE("the text holds no grid sizes, so grids of one rank share it, while dtypes and shapes change it") {
   const auto& k = nki::kernels::tensor_add();
   const nki::Shape s{256, 1024};
   auto t1 = k.trace({s, s}, {nki::DType::bf16, nki::DType::bf16}, nki::parse_grid("2,2"));
