@@ -4,8 +4,14 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -48,6 +54,57 @@ inline std::int64_t first_difference(const nki::Tensor& a, const nki::Tensor& b)
   for (std::int64_t i = 0; i < a.elements(); ++i)
     if (std::memcmp(x.data() + i * eb, y.data() + i * eb, static_cast<std::size_t>(eb)) != 0) return i;
   return -1;
+}
+
+/** A new empty directory under the system temp directory, removed with everything in it at the end. */
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    std::random_device rd;
+    for (int attempt = 0;; ++attempt) {
+      path_ = std::filesystem::temp_directory_path() /
+              fmt::format("nki-test-{}-{}-{:08x}", ::getpid(), counter++, rd());
+      if (std::filesystem::create_directory(path_)) break;
+      REQUIRE_MESSAGE(attempt < 100, "cannot make a fresh temporary directory");
+    }
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  /** The path of `name` inside the directory, as a string for argv. */
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+
+  /** Names of the entries whose name contains ".tmp" (temporaries left behind). */
+  std::vector<std::string> temporaries() const {
+    std::vector<std::string> out;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(path_)) {
+      const std::string name = e.path().filename().string();
+      if (name.find(".tmp") != std::string::npos) out.push_back(name);
+    }
+    return out;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  REQUIRE_MESSAGE(f.good(), "cannot write " << path);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  REQUIRE(f.good());
+}
+
+inline std::string read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  REQUIRE_MESSAGE(f.good(), "cannot read " << path);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace test

@@ -137,18 +137,22 @@ std::string encode_npy(const Shape& shape, std::span<const float> values) {
   }
   const std::string shape_text =
       shape.size() == 1 ? fmt::format("({},)", shape[0]) : fmt::format("({})", fmt::join(shape, ", "));
-  std::string header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}", shape_text);
+  const std::string dict = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}", shape_text);
+  return frame_npy(1, dict, {reinterpret_cast<const char*>(values.data()), values.size() * 4});
+}
+
+std::string frame_npy(int major, std::string_view header_dict, std::string_view data) {
+  const std::size_t prefix = major == 1 ? 10 : 12;  // magic, version, then a 2- or 4-byte length
+  std::string header(header_dict);
   // Pad with spaces so the data starts on a 64-byte boundary; the header ends with '\n'.
-  const std::size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
+  header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
   header += '\n';
   std::string out = "\x93NUMPY";
-  out += '\x01';
+  out += static_cast<char>(major);
   out += '\x00';
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>((header.size() >> 8) & 0xff);
+  for (std::size_t b = 0; b < prefix - 8; ++b) out += static_cast<char>((header.size() >> (8 * b)) & 0xff);
   out += header;
-  out.append(reinterpret_cast<const char*>(values.data()), values.size() * 4);
+  out += data;
   return out;
 }
 

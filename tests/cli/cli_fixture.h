@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "test_support.h"
 #include "nki/kernels.h"
 #include "nki/npy.h"
 
@@ -22,55 +23,9 @@ namespace clitest {
 
 namespace fs = std::filesystem;
 
-/** A new empty directory under the system temp directory, removed with everything in it at the end. */
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    std::random_device rd;
-    for (int attempt = 0;; ++attempt) {
-      path_ = fs::temp_directory_path() / fmt::format("nki-cli-test-{}-{}-{:08x}", ::getpid(), counter++, rd());
-      if (fs::create_directory(path_)) break;
-      REQUIRE_MESSAGE(attempt < 100, "cannot make a fresh temporary directory");
-    }
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  /** The path of `name` inside the directory, as a string for argv. */
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-
-  /** Names of the entries whose name contains ".tmp" (temporaries left behind). */
-  std::vector<std::string> temporaries() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::recursive_directory_iterator(path_)) {
-      const std::string name = e.path().filename().string();
-      if (name.find(".tmp") != std::string::npos) out.push_back(name);
-    }
-    return out;
-  }
-
- private:
-  fs::path path_;
-};
-
-inline void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  REQUIRE_MESSAGE(f.good(), "cannot write " << path);
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  REQUIRE(f.good());
-}
-
-inline std::string read_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  REQUIRE_MESSAGE(f.good(), "cannot read " << path);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
+using test::read_bytes;
+using test::TempDir;
+using test::write_bytes;
 
 inline void write_npy(const std::string& path, const nki::Shape& shape, const std::vector<float>& values) {
   write_bytes(path, nki::encode_npy(shape, values));
@@ -83,20 +38,9 @@ inline void write_iota_npy(const std::string& path, const nki::Shape& shape) {
   write_npy(path, shape, v);
 }
 
-/**
- * A version 1.0 .npy with a hand-written header dict (e.g. another descr), padded like
- * NumPy's, followed by `data`.
- */
+/** A version 1.0 .npy with a hand-written header dict (e.g. another descr), followed by `data`. */
 inline std::string npy_with_header(const std::string& dict, const std::string& data) {
-  std::string header = dict;
-  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
-  header += '\n';
-  std::string out = "\x93NUMPY";
-  out += '\x01';
-  out += '\x00';
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>((header.size() >> 8) & 0xff);
-  return out + header + data;
+  return nki::frame_npy(1, dict, data);
 }
 
 struct CliResult {

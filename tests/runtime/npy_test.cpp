@@ -18,33 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/** A fresh directory under the system temp directory, removed at the end. */
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    std::random_device rd;
-    for (int attempt = 0;; ++attempt) {
-      path_ = fs::temp_directory_path() / fmt::format("nki-npy-test-{}-{}-{:08x}", ::getpid(), counter++, rd());
-      if (fs::create_directory(path_)) break;
-      REQUIRE(attempt < 100);
-    }
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  REQUIRE(f.good());
-}
+using test::TempDir;
+using test::write_bytes;
 
 std::vector<std::uint32_t> bits(const std::vector<float>& v) {
   std::vector<std::uint32_t> out(v.size());
@@ -56,20 +31,6 @@ std::vector<std::uint32_t> bits(const std::vector<float>& v) {
 std::string header_of(const std::string& npy) {
   const std::size_t len = static_cast<unsigned char>(npy[8]) | (static_cast<std::size_t>(static_cast<unsigned char>(npy[9])) << 8);
   return npy.substr(10, len);
-}
-
-/** A .npy of format `major`.0 with `dict` as header, padded NumPy's way, then `data`. */
-std::string npy_bytes(int major, const std::string& dict, const std::string& data) {
-  const std::size_t prefix = major == 1 ? 10 : 12;
-  std::string header = dict;
-  header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
-  header += '\n';
-  std::string out = "\x93NUMPY";
-  out += static_cast<char>(major);
-  out += '\x00';
-  const std::size_t len_bytes = major == 1 ? 2 : 4;
-  for (std::size_t b = 0; b < len_bytes; ++b) out += static_cast<char>((header.size() >> (8 * b)) & 0xff);
-  return out + header + data;
 }
 
 std::string float_bytes(const std::vector<float>& v) {
@@ -135,7 +96,7 @@ TEST_CASE("npy: a version 2.0 header (4-byte length) is read") {
   TempDir dir;
   const std::vector<float> v = test::random_floats(6, 9);
   const std::string path = dir.file("v2.npy");
-  write_bytes(path, npy_bytes(2, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", float_bytes(v)));
+  write_bytes(path, nki::frame_npy(2, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", float_bytes(v)));
   const nki::NpyArray back = nki::read_npy(path);
   CHECK(back.shape == nki::Shape{2, 3});
   CHECK(bits(back.data) == bits(v));
@@ -145,7 +106,7 @@ TEST_CASE("npy: a version 3.0 header and a dict in another key order are read") 
   TempDir dir;
   const std::vector<float> v = test::random_floats(4, 10);
   const std::string path = dir.file("v3.npy");
-  write_bytes(path, npy_bytes(3, "{'shape': (4,), 'fortran_order': False, 'descr': '<f4'}", float_bytes(v)));
+  write_bytes(path, nki::frame_npy(3, "{'shape': (4,), 'fortran_order': False, 'descr': '<f4'}", float_bytes(v)));
   const nki::NpyArray back = nki::read_npy(path);
   CHECK(back.shape == nki::Shape{4});
   CHECK(bits(back.data) == bits(v));
@@ -178,59 +139,59 @@ TEST_CASE("npy: refusals name the file and say what is wrong") {
     why = "truncated .npy header: the file has only 10 bytes";
   }
   SUBCASE("truncated in the header") {
-    bytes = npy_bytes(1, ok_dict, ok_data).substr(0, 40);
+    bytes = nki::frame_npy(1, ok_dict, ok_data).substr(0, 40);
     why = "truncated .npy header: the header needs 128 bytes, the file has 40";
   }
   SUBCASE("truncated in the data") {
-    bytes = npy_bytes(1, ok_dict, ok_data.substr(0, 20));
+    bytes = nki::frame_npy(1, ok_dict, ok_data.substr(0, 20));
     why = "truncated data: shape [2,3] of float32 needs 24 bytes after the header, the file has 20";
   }
   SUBCASE("bytes after the data") {
-    bytes = npy_bytes(1, ok_dict, ok_data + "xyzw");
+    bytes = nki::frame_npy(1, ok_dict, ok_data + "xyzw");
     why = "has 4 bytes after the data of shape [2,3] of float32 (24 bytes); the file is not a single array";
   }
   SUBCASE("float64") {
-    bytes = npy_bytes(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", ok_data + ok_data);
+    bytes = nki::frame_npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", ok_data + ok_data);
     why = "holds dtype '<f8'; expected float32 ('<f4', little endian)";
   }
   SUBCASE("int32") {
-    bytes = npy_bytes(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }", ok_data);
+    bytes = nki::frame_npy(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }", ok_data);
     why = "holds dtype '<i4'; expected float32 ('<f4', little endian)";
   }
   SUBCASE("big-endian float32") {
-    bytes = npy_bytes(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", ok_data);
+    bytes = nki::frame_npy(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", ok_data);
     why = "holds dtype '>f4'; expected float32 ('<f4', little endian)";
   }
   SUBCASE("a structured dtype") {
-    bytes = npy_bytes(1, "{'descr': [('x', '<f4'), ('y', '<f4')], 'fortran_order': False, 'shape': (3,), }", ok_data);
+    bytes = nki::frame_npy(1, "{'descr': [('x', '<f4'), ('y', '<f4')], 'fortran_order': False, 'shape': (3,), }", ok_data);
     why = "holds dtype [('x', '<f4'), ('y', '<f4')]; expected float32 ('<f4', little endian)";
   }
   SUBCASE("Fortran order") {
-    bytes = npy_bytes(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", ok_data);
+    bytes = nki::frame_npy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", ok_data);
     why = "is in Fortran order; expected C order";
   }
   SUBCASE("a 0-d scalar") {
-    bytes = npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", ok_data.substr(0, 4));
+    bytes = nki::frame_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", ok_data.substr(0, 4));
     why = "holds a 0-d scalar; expected an array";
   }
   SUBCASE("an empty dimension") {
-    bytes = npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }", "");
+    bytes = nki::frame_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }", "");
     why = "has shape [0,3] with an empty dimension";
   }
   SUBCASE("no descr") {
-    bytes = npy_bytes(1, "{'fortran_order': False, 'shape': (2, 3), }", ok_data);
+    bytes = nki::frame_npy(1, "{'fortran_order': False, 'shape': (2, 3), }", ok_data);
     why = "the .npy header has no 'descr' entry";
   }
   SUBCASE("a malformed shape") {
-    bytes = npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", ok_data);
+    bytes = nki::frame_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", ok_data);
     why = "malformed shape (2, x) in the .npy header";
   }
   SUBCASE("a shape that is not a tuple") {
-    bytes = npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': 6, }", ok_data);
+    bytes = nki::frame_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': 6, }", ok_data);
     why = "malformed shape 6 in the .npy header; expected a tuple such as (512, 2048)";
   }
   SUBCASE("an unknown format version") {
-    bytes = npy_bytes(1, ok_dict, ok_data);
+    bytes = nki::frame_npy(1, ok_dict, ok_data);
     bytes[6] = '\x04';
     why = "unsupported .npy format version 4.0 (1.0, 2.0 and 3.0 are read)";
   }
