@@ -13,11 +13,18 @@ namespace {
 
 SourceLoc here(const source_location& l) { return SourceLoc::from(l); }
 
+/** A misuse of an index, reported with the kernel being traced and where the index came from. */
+[[noreturn]] void index_error(const char* name, const SourceLoc& where, std::string detail) {
+  Trace* t = Trace::active();
+  throw UserError(name, t ? t->ir().name : "", where, std::move(detail));
+}
+
 index checked_add(const index& a, const index& b, const char* op) {
+  const SourceLoc& where = a.where().file.empty() ? b.where() : a.where();
   try {
-    return index(ir::add(a.expr(), b.expr()));
+    return index(ir::add(a.expr(), b.expr()), where);
   } catch (const std::invalid_argument& e) {
-    throw UserError("err_index_shape_mismatch", "", {}, fmt::format("index {}: {}", op, e.what()));
+    index_error("err_index_shape_mismatch", where, fmt::format("index {}: {}", op, e.what()));
   }
 }
 
@@ -27,16 +34,16 @@ index checked_add(const index& a, const index& b, const char* op) {
 
 index index::expand(std::initializer_list<bool> is_slice) const {
   if (!e_.unexpanded_arange) {
-    throw UserError("err_index_expand", "", {},
-                    fmt::format("only a 1-D arange can be expanded with [_, newaxis]; this index has shape {}",
-                                shape_str(e_.shape)));
+    index_error("err_index_expand", where_,
+                fmt::format("only a 1-D arange can be expanded with [_, newaxis]; this index has shape {}",
+                            shape_str(e_.shape)));
   }
   int slices = 0;
   for (bool s : is_slice) slices += s ? 1 : 0;
   if (slices != 1) {
-    throw UserError("err_index_expand", "", {},
-                    fmt::format("a 1-D arange expands with exactly one `_` (got {} in {} subscripts)", slices,
-                                is_slice.size()));
+    index_error("err_index_expand", where_,
+                fmt::format("a 1-D arange expands with exactly one `_` (got {} in {} subscripts)", slices,
+                            is_slice.size()));
   }
   ir::IndexExpr out = e_;
   const std::int64_t n = *e_.unexpanded_arange;
@@ -52,17 +59,19 @@ index index::expand(std::initializer_list<bool> is_slice) const {
   // The 1-D arange runs along axis 0 of its own shape; move it to the chosen dimension.
   for (ir::Term& t : out.terms)
     if (t.sym.kind == ir::Sym::Kind::axis) t.sym.index = dim;
-  return index(std::move(out));
+  return index(std::move(out), where_);
 }
 
 index operator+(const index& a, const index& b) { return checked_add(a, b, "+"); }
 index operator+(const index& a, std::int64_t b) { return checked_add(a, index(b), "+"); }
 index operator+(std::int64_t a, const index& b) { return checked_add(index(a), b, "+"); }
-index operator-(const index& a, const index& b) { return checked_add(a, index(ir::scale(b.expr(), -1)), "-"); }
+index operator-(const index& a, const index& b) { return checked_add(a, index(ir::scale(b.expr(), -1), b.where()), "-"); }
 index operator-(const index& a, std::int64_t b) { return checked_add(a, index(-b), "-"); }
-index operator-(std::int64_t a, const index& b) { return checked_add(index(a), index(ir::scale(b.expr(), -1)), "-"); }
-index operator*(const index& a, std::int64_t k) { return index(ir::scale(a.expr(), k)); }
-index operator*(std::int64_t k, const index& a) { return index(ir::scale(a.expr(), k)); }
+index operator-(std::int64_t a, const index& b) {
+  return checked_add(index(a), index(ir::scale(b.expr(), -1), b.where()), "-");
+}
+index operator*(const index& a, std::int64_t k) { return index(ir::scale(a.expr(), k), a.where()); }
+index operator*(std::int64_t k, const index& a) { return index(ir::scale(a.expr(), k), a.where()); }
 
 index program_id(int axis, source_location loc) {
   Trace& t = Trace::current("program_id", loc);
@@ -71,7 +80,7 @@ index program_id(int axis, source_location loc) {
            fmt::format("program_id({}) on a launch grid of rank {}; valid axes are [0, {})", axis, t.grid().size(),
                        t.grid().size()));
   }
-  return index(ir::IndexExpr::symbol({ir::Sym::Kind::program_id, axis}));
+  return index(ir::IndexExpr::symbol({ir::Sym::Kind::program_id, axis}), here(loc));
 }
 
 std::int64_t num_programs(int axis, source_location loc) {
@@ -99,7 +108,7 @@ index arange(std::int64_t n, source_location loc) {
   ir::IndexExpr e = ir::IndexExpr::symbol({ir::Sym::Kind::axis, 0});
   e.shape = {n};
   e.unexpanded_arange = n;
-  return index(std::move(e));
+  return index(std::move(e), here(loc));
 }
 
 // ---- tensors and tiles ----

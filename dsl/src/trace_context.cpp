@@ -27,6 +27,8 @@ Trace& Trace::current(const char* op, const std::source_location& where) {
   return *current_trace;
 }
 
+Trace* Trace::active() { return current_trace; }
+
 int Trace::add_tensor(std::string name, Shape shape, DType dtype, ir::Memory memory, SourceLoc loc) {
   const int id = static_cast<int>(ir_.tensors.size());
   if (name.empty()) name = fmt::format("tensor{}", id);  // tiles print as %tN; tensors never collide

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "nki/dtype.h"
+#include "nki/error.h"
 #include "nki/grid.h"
 #include "nki/ir/index_expr.h"
 #include "nki/shape.h"
@@ -45,10 +46,12 @@ inline constexpr new_axis newaxis{};
 class index {
  public:
   index(std::int64_t c) : e_(ir::IndexExpr::constant_of(c)) {}  // NOLINT: integers are indices
-  explicit index(ir::IndexExpr e) : e_(std::move(e)) {}
+  explicit index(ir::IndexExpr e, SourceLoc where = {}) : e_(std::move(e)), where_(std::move(where)) {}
 
   const ir::IndexExpr& expr() const { return e_; }
   const Shape& shape() const { return e_.shape; }
+  /** Where the program_id or arange this index grew from was written (for messages). */
+  const SourceLoc& where() const { return where_; }
 
   /** Expands a 1-D arange: [_, newaxis] gives shape (n, 1), [newaxis, _] gives (1, n). */
   template <class... S>
@@ -60,6 +63,7 @@ class index {
  private:
   index expand(std::initializer_list<bool> is_slice) const;
   ir::IndexExpr e_;
+  SourceLoc where_;
 };
 
 index operator+(const index& a, const index& b);

@@ -23,6 +23,8 @@ class Trace {
 
   /** The current trace; throws nki::UserError when a DSL call runs outside a kernel. */
   static Trace& current(const char* op, const std::source_location& where);
+  /** The current trace, or nullptr outside a kernel. */
+  static Trace* active();
 
   ir::KernelIR& ir() { return ir_; }
   const std::vector<std::int64_t>& grid() const { return grid_; }
