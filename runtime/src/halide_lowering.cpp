@@ -12,8 +12,12 @@
  * whose ids differ only in the last grid axis (program_id(last) = base + j). The loop
  * order is (tile axis 0, j, other tile axes): for a [128, 512] tile the rows of
  * neighbouring instances form one long contiguous stream instead of 128 short ones,
- * which the hardware prefetchers can follow. A kernel that loads a tensor it also
- * stores runs one instance per call, so instance order inside a core is preserved.
+ * which the hardware prefetchers can follow. Batching is used only when it cannot be
+ * observed: no load reads a tensor the kernel stores, and each tensor is stored once.
+ *
+ * Loads of a tensor the kernel also stores are not fused: a step of their own copies
+ * the tile into a per-core scratch buffer (SBUF) at the load's place in the program,
+ * and later ops read the scratch, so a store never changes what an earlier load saw.
  * Compiled with strict_float so fp32 arithmetic matches the reference interpreter bit
  * for bit (no FMA contraction, no reassociation).
  */
@@ -149,16 +153,35 @@ class Lowerer {
   const std::vector<Halide::Param<int32_t>>& pids() const { return pids_; }
   std::map<int, Halide::ImageParam>& inputs() { return inputs_; }
 
+  /** A load fused into its consumers: the tensor is read where the tile is used. */
   void define(const ir::LoadOp& op) {
     const std::vector<Var> v = vars(op.src.shape.size());
-    Halide::ImageParam& in = input(op.src.tensor);
-    std::vector<Expr> idx;
-    const std::vector<Expr> coords = tile_coords(v);
-    for (int d = static_cast<int>(op.src.indices.size()) - 1; d >= 0; --d) idx.push_back(index(op.src.indices[d], coords));
     Func f(fmt::format("t{}", op.result));
-    f(v) = to_f32(in(idx), k_.tensors[op.src.tensor].dtype);
+    f(v) = to_f32(loaded(op, v), k_.tensors[op.src.tensor].dtype);
     tiles_[op.result] = f;
   }
+
+  /** The raw elements a load reads, as a Func over the tile (for copying into scratch). */
+  Func load_copy(const ir::LoadOp& op) {
+    const std::vector<Var> v = vars(op.src.shape.size());
+    Func f("load_copy");
+    f(v) = loaded(op, v);
+    return f;
+  }
+
+  /** A load materialized in scratch buffer `scratch`: consumers read the copy. */
+  void define_from_scratch(const ir::LoadOp& op, int scratch) {
+    const Shape& shape = k_.tiles[op.result].shape;
+    const DType dt = k_.tensors[op.src.tensor].dtype;
+    Halide::ImageParam& p = dense_input(scratch_key(scratch), dt, shape, fmt::format("scratch{}", scratch));
+    const std::vector<Var> v = vars(shape.size());
+    Func f(fmt::format("t{}", op.result));
+    f(v) = to_f32(p(std::vector<Expr>(v.begin(), v.end() - 1)), dt);
+    tiles_[op.result] = f;
+  }
+
+  /** Argument keys: a tensor id (>= 0), or a scratch buffer (< 0). */
+  static int scratch_key(int scratch) { return -1 - scratch; }
 
   void define(const ir::BinaryOp& op) {
     const ir::TileInfo& ti = k_.tiles[op.result];
@@ -214,19 +237,27 @@ class Lowerer {
     return at;
   }
 
-  Halide::ImageParam& input(int tensor) {
-    auto it = inputs_.find(tensor);
+  Expr loaded(const ir::LoadOp& op, const std::vector<Var>& v) {
+    const ir::TensorDecl& t = k_.tensors[op.src.tensor];
+    Halide::ImageParam& in = dense_input(op.src.tensor, t.dtype, t.shape, fmt::format("tensor{}", op.src.tensor));
+    std::vector<Expr> idx;
+    const std::vector<Expr> coords = tile_coords(v);
+    for (int d = static_cast<int>(op.src.indices.size()) - 1; d >= 0; --d) idx.push_back(index(op.src.indices[d], coords));
+    return in(idx);
+  }
+
+  /** The argument `key`: a whole row-major buffer of a known shape, so constant bounds and strides. */
+  Halide::ImageParam& dense_input(int key, DType dt, const Shape& shape, const std::string& name) {
+    auto it = inputs_.find(key);
     if (it != inputs_.end()) return it->second;
-    const ir::TensorDecl& t = k_.tensors[tensor];
-    Halide::ImageParam p(storage_type(t.dtype), static_cast<int>(t.shape.size()), fmt::format("tensor{}", tensor));
-    // Whole row-major tensors of a known shape: constant bounds and strides.
+    Halide::ImageParam p(storage_type(dt), static_cast<int>(shape.size()), name);
     std::int64_t stride = 1;
-    for (int d = static_cast<int>(t.shape.size()) - 1; d >= 0; --d) {
-      const int hd = static_cast<int>(t.shape.size()) - 1 - d;
-      p.dim(hd).set_bounds(0, static_cast<int>(t.shape[d])).set_stride(static_cast<int>(stride));
-      stride *= t.shape[d];
+    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+      const int hd = static_cast<int>(shape.size()) - 1 - d;
+      p.dim(hd).set_bounds(0, static_cast<int>(shape[d])).set_stride(static_cast<int>(stride));
+      stride *= shape[d];
     }
-    return inputs_.emplace(tensor, p).first->second;
+    return inputs_.emplace(key, p).first->second;
   }
 
   Expr index(const ir::IndexExpr& e, const std::vector<Expr>& coords) const {
@@ -254,29 +285,42 @@ class Lowerer {
 struct Step {
   Halide::Internal::JITModule module;
   Halide::Internal::JITModule::argv_wrapper fn = nullptr;
-  std::vector<int> inputs;  ///< tensor ids, in argument order
-  const ir::StoreOp* store = nullptr;
-  std::vector<halide_dimension_t> out_dims;  ///< tile extents and strides into the tensor, then the batch dim
+  std::vector<int> inputs;              ///< argument keys in order (Lowerer::scratch_key for scratch)
+  const ir::StoreOp* store = nullptr;   ///< writes a tensor through a view, or
+  int scratch = -1;                     ///< writes this scratch buffer (a materialized load)
+  std::vector<halide_dimension_t> out_dims;  ///< tile extents and strides, then the batch dim
+};
+
+/** A per-core buffer holding one materialized load tile. */
+struct Scratch {
+  Shape shape;
+  DType dtype;
 };
 
 class HalideRunner final : public CoreRunner {
  public:
-  HalideRunner(const ir::KernelIR& ir, const std::vector<Step>& steps, bool batchable,
-               std::vector<TensorBinding> tensors)
+  HalideRunner(const ir::KernelIR& ir, const std::vector<Step>& steps, const std::vector<Scratch>& scratch,
+               bool batchable, std::vector<TensorBinding> tensors)
       : ir_(ir), steps_(steps), batchable_(batchable), tensors_(std::move(tensors)), bound_(steps.size()) {
+    for (const Scratch& sc : scratch) {
+      std::vector<std::int64_t> strides(sc.shape.size(), 1);
+      for (int d = static_cast<int>(sc.shape.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * sc.shape[d + 1];
+      scratch_mem_.emplace_back(static_cast<std::size_t>(shape_elements(sc.shape) * dtype_bytes(sc.dtype)));
+      scratch_.push_back({scratch_mem_.back().data(), sc.shape, strides, sc.dtype});
+    }
     for (std::size_t s = 0; s < steps_.size(); ++s) {
       Bound& b = bound_[s];
       const Step& step = steps_[s];
       b.in_dims.resize(step.inputs.size());
       b.in.resize(step.inputs.size());
       for (std::size_t i = 0; i < step.inputs.size(); ++i) {
-        const TensorBinding& t = tensors_[step.inputs[i]];
+        const TensorBinding& t = source(step.inputs[i]);
         for (int d = static_cast<int>(t.shape.size()) - 1; d >= 0; --d)
           b.in_dims[i].push_back({0, static_cast<int32_t>(t.shape[d]), static_cast<int32_t>(t.strides[d]), 0});
         b.in[i] = make_buffer(t.data, t.dtype, b.in_dims[i]);
       }
       b.out_dims = step.out_dims;
-      const TensorBinding& o = tensors_[step.store->dst.tensor];
+      const TensorBinding& o = step.store ? tensors_[step.store->dst.tensor] : scratch_[step.scratch];
       b.out = make_buffer(o.data, o.dtype, b.out_dims);
     }
   }
@@ -291,6 +335,10 @@ class HalideRunner final : public CoreRunner {
     for (std::size_t s = 0; s < steps_.size(); ++s) {
       const Step& step = steps_[s];
       Bound& b = bound_[s];
+      if (step.store == nullptr) {  // a materialized load: always the same scratch buffer
+        call(step, b);
+        continue;
+      }
       const TensorBinding& o = tensors_[step.store->dst.tensor];
       std::int64_t offset = 0;  // where tile coordinate 0 of the first instance lands
       for (std::size_t d = 0; d < step.store->dst.indices.size(); ++d) {
@@ -302,14 +350,7 @@ class HalideRunner final : public CoreRunner {
       }
       b.out.host = reinterpret_cast<uint8_t*>(o.data + offset * dtype_bytes(o.dtype));
       b.out_dims.back().extent = static_cast<int32_t>(count);
-      const void* args[kMaxArgs];
-      std::size_t n = 0;
-      for (halide_buffer_t& in : b.in) args[n++] = &in;
-      for (int a = 0; a < ir_.grid_rank; ++a) args[n++] = &pid32_[a];
-      args[n++] = &b.out;
-      if (step.fn(args) != 0) {
-        throw InternalError(fmt::format("{}: compiled code failed: {}", ir_.name, last_halide_error));
-      }
+      call(step, b);
     }
   }
 
@@ -322,6 +363,21 @@ class HalideRunner final : public CoreRunner {
     std::vector<halide_dimension_t> out_dims;
     halide_buffer_t out{};
   };
+
+  void call(const Step& step, Bound& b) {
+    const void* args[kMaxArgs];
+    std::size_t n = 0;
+    for (halide_buffer_t& in : b.in) args[n++] = &in;
+    for (int a = 0; a < ir_.grid_rank; ++a) args[n++] = &pid32_[a];
+    args[n++] = &b.out;
+    if (step.fn(args) != 0) {
+      throw InternalError(fmt::format("{}: compiled code failed: {}", ir_.name, last_halide_error));
+    }
+  }
+
+  const TensorBinding& source(int key) const {
+    return key >= 0 ? tensors_[static_cast<std::size_t>(key)] : scratch_[static_cast<std::size_t>(-1 - key)];
+  }
 
   static halide_buffer_t make_buffer(std::byte* data, DType t, std::vector<halide_dimension_t>& dims) {
     halide_buffer_t b{};
@@ -337,6 +393,8 @@ class HalideRunner final : public CoreRunner {
   const std::vector<Step>& steps_;
   bool batchable_;
   std::vector<TensorBinding> tensors_;
+  std::vector<std::vector<std::byte>> scratch_mem_;
+  std::vector<TensorBinding> scratch_;
   std::vector<Bound> bound_;
   int32_t pid32_[16] = {};
 };
@@ -346,34 +404,67 @@ class HalideProgram final : public Program {
   explicit HalideProgram(std::shared_ptr<const ir::KernelIR> ir) : ir_(std::move(ir)) { compile(); }
 
   std::unique_ptr<CoreRunner> bind(const std::vector<TensorBinding>& tensors) const override {
-    return std::make_unique<HalideRunner>(*ir_, steps_, batchable_, tensors);
+    return std::make_unique<HalideRunner>(*ir_, steps_, scratch_, batchable_, tensors);
   }
 
  private:
   std::shared_ptr<const ir::KernelIR> ir_;
   std::vector<Step> steps_;
+  std::vector<Scratch> scratch_;
   bool batchable_ = true;
 
-  /** Instances of a batch may interleave only when no load reads a tensor the kernel stores. */
-  static bool loads_nothing_stored(const ir::KernelIR& k) {
-    std::vector<bool> stored(k.tensors.size(), false);
+  /** How many store ops write each tensor. */
+  static std::vector<int> stores_per_tensor(const ir::KernelIR& k) {
+    std::vector<int> n(k.tensors.size(), 0);
     for (const ir::Op& op : k.body)
-      if (const auto* s = std::get_if<ir::StoreOp>(&op)) stored[s->dst.tensor] = true;
-    for (const ir::Op& op : k.body)
-      if (const auto* l = std::get_if<ir::LoadOp>(&op); l != nullptr && stored[l->src.tensor]) return false;
-    return true;
+      if (const auto* s = std::get_if<ir::StoreOp>(&op)) ++n[s->dst.tensor];
+    return n;
   }
 
   void compile() {
     install_halide_handlers();
     if (ir_->grid_rank > 16) throw UserError("err_grid_rank", ir_->name, {}, "grids have at most 16 axes");
-    batchable_ = ir_->grid_rank > 0 && loads_nothing_stored(*ir_);
+    const std::vector<int> stores = stores_per_tensor(*ir_);
+    // Interleaving a core's instances is invisible only if no load reads a stored tensor
+    // and no tensor is written by two stores.
+    batchable_ = ir_->grid_rank > 0;
+    for (const ir::Op& op : ir_->body) {
+      if (const auto* l = std::get_if<ir::LoadOp>(&op); l != nullptr && stores[l->src.tensor] > 0) batchable_ = false;
+    }
+    for (int n : stores) batchable_ = batchable_ && n <= 1;
+
     Lowerer low(*ir_);
     for (const ir::Op& op : ir_->body) {
-      if (const auto* l = std::get_if<ir::LoadOp>(&op)) low.define(*l);
-      else if (const auto* b = std::get_if<ir::BinaryOp>(&op)) low.define(*b);
-      else if (const auto* s = std::get_if<ir::StoreOp>(&op)) steps_.push_back(compile_store(low, *s));
+      if (const auto* l = std::get_if<ir::LoadOp>(&op)) {
+        if (stores[l->src.tensor] > 0) {
+          steps_.push_back(compile_load_copy(low, *l));
+          low.define_from_scratch(*l, steps_.back().scratch);
+        } else {
+          low.define(*l);
+        }
+      } else if (const auto* b = std::get_if<ir::BinaryOp>(&op)) {
+        low.define(*b);
+      } else if (const auto* s = std::get_if<ir::StoreOp>(&op)) {
+        steps_.push_back(compile_store(low, *s));
+      }
     }
+  }
+
+  /** A step copying a load's tile into a new scratch buffer, at the load's place in the program. */
+  Step compile_load_copy(Lowerer& low, const ir::LoadOp& op) {
+    Func out = low.load_copy(op);
+    const Shape& shape = ir_->tiles[op.result].shape;
+    Step step;
+    step.scratch = static_cast<int>(scratch_.size());
+    scratch_.push_back({shape, ir_->tensors[op.src.tensor].dtype});
+    std::int64_t stride = 1;
+    for (int k = static_cast<int>(shape.size()) - 1; k >= 0; --k) {
+      step.out_dims.push_back({0, static_cast<int32_t>(shape[k]), static_cast<int32_t>(stride), 0});
+      stride *= shape[k];
+    }
+    step.out_dims.push_back({0, 1, static_cast<int32_t>(stride), 0});  // batch: always one instance
+    finish(low, out, step, op.loc, fmt::format("load{}", steps_.size()));
+    return step;
   }
 
   Step compile_store(Lowerer& low, const ir::StoreOp& op) {
@@ -398,10 +489,17 @@ class HalideProgram final : public Program {
     for (std::size_t d = 0; d < op.dst.indices.size() && ir_->grid_rank > 0; ++d)
       batch_stride += tstride[d] * op.dst.indices[d].coeff_of({ir::Sym::Kind::program_id, ir_->grid_rank - 1});
     step.out_dims.push_back({0, 1, static_cast<int32_t>(batch_stride), 0});
+    finish(low, out, step, op.loc, fmt::format("store{}", steps_.size()));
+    return step;
+  }
+
+  /** Constrains the output to step.out_dims, schedules, compiles, and fills step.fn and step.inputs. */
+  void finish(Lowerer& low, Func& out, Step& step, const SourceLoc& loc, const std::string& what) {
+    const std::size_t rank = step.out_dims.size() - 1;
     Halide::OutputImageParam ob = out.output_buffer();
     for (std::size_t k = 0; k < rank; ++k)
       ob.dim(static_cast<int>(k)).set_bounds(0, step.out_dims[k].extent).set_stride(step.out_dims[k].stride);
-    ob.dim(static_cast<int>(rank)).set_min(0).set_stride(static_cast<int>(batch_stride));
+    ob.dim(static_cast<int>(rank)).set_min(0).set_stride(step.out_dims[rank].stride);
 
     // Schedule: serial over the tile (parallelism comes from cores), vectorized along the innermost axis.
     const Halide::Target target = Halide::get_jit_target_from_environment().with_feature(Halide::Target::StrictFloat);
@@ -415,22 +513,24 @@ class HalideProgram final : public Program {
     if (step.out_dims[0].extent >= lanes && step.out_dims[0].extent % lanes == 0) out.vectorize(x0, lanes);
 
     std::vector<Halide::Argument> args;
-    for (auto& [id, p] : low.inputs()) {
+    for (auto& [key, p] : low.inputs()) {
       args.emplace_back(p);
-      step.inputs.push_back(id);
+      step.inputs.push_back(key);
     }
     for (const auto& p : low.pids()) args.emplace_back(p);
-    const std::string fn_name = fmt::format("nki_{}_store{}", sanitize(ir_->name), steps_.size());
+    if (args.size() + 1 > HalideRunner::kMaxArgs) {
+      throw UserError("err_too_many_tensors", ir_->name, loc,
+                      fmt::format("a step of the kernel reads {} buffers and {} program ids; the compiled executor "
+                                  "passes at most {} arguments",
+                                  step.inputs.size(), low.pids().size(), HalideRunner::kMaxArgs - 1));
+    }
+    const std::string fn_name = fmt::format("nki_{}_{}", sanitize(ir_->name), what);
     Halide::Module m = Halide::Pipeline(out).compile_to_module(args, fn_name, target);
     step.module = Halide::Internal::JITModule(m, m.get_function_by_name(fn_name));
     step.fn = step.module.argv_function();
     if (step.fn == nullptr) throw InternalError(fmt::format("{}: Halide produced no entry point", ir_->name));
-    if (step.inputs.size() + pids_size() + 1 > HalideRunner::kMaxArgs)
-      throw UserError("err_too_many_tensors", ir_->name, op.loc, "a store reads more than 62 tensors");
-    return step;
   }
 
-  std::size_t pids_size() const { return static_cast<std::size_t>(ir_->grid_rank); }
 
   static std::string sanitize(const std::string& s) {
     std::string out;

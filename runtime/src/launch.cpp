@@ -46,6 +46,27 @@ std::size_t consecutive_run(const std::vector<std::vector<std::int64_t>>& ids, s
   return n;
 }
 
+/**
+ * The executors assume distinct arguments: a kernel that writes an argument passed twice
+ * would see its writes through the other name in an order no executor promises.
+ */
+void refuse_aliased_writes(const ir::KernelIR& ir, const std::vector<Tensor>& args) {
+  std::vector<bool> stored(ir.tensors.size(), false);
+  for (const ir::Op& op : ir.body)
+    if (const auto* s = std::get_if<ir::StoreOp>(&op)) stored[s->dst.tensor] = true;
+  for (std::size_t x = 0; x < args.size(); ++x) {
+    for (std::size_t y = x + 1; y < args.size(); ++y) {
+      if (args[x].data() != args[y].data()) continue;
+      const int tx = ir.params[x], ty = ir.params[y];
+      if (!stored[tx] && !stored[ty]) continue;
+      throw UserError("err_aliased_arguments", ir.name, {},
+                      fmt::format("arguments {} and {} are the same tensor and the kernel writes {}; pass distinct "
+                                  "tensors",
+                                  ir.tensors[tx].name, ir.tensors[ty].name, ir.tensors[stored[tx] ? tx : ty].name));
+    }
+  }
+}
+
 }  // namespace
 
 LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
@@ -76,6 +97,8 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   const ir::KernelIR& ir = *traced->ir;
   result.ir_text = traced->text;
   result.ir_hash = traced->hash;
+
+  refuse_aliased_writes(ir, args);
 
   std::shared_ptr<const Program> program;
   if (options_.executor == Executor::halide) {
