@@ -32,7 +32,10 @@ DType promote(DType a, DType b) {
 std::uint16_t float_to_bf16_bits(float f) {
   const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
   if ((bits & 0x7fffffffu) > 0x7f800000u) {
-    return static_cast<std::uint16_t>((bits >> 16) | 0x0040u);  // quiet NaN, sign kept
+    // NaN: sign and top payload bits kept (a bf16 NaN converts back unchanged); when the
+    // kept payload would be zero the quiet bit is set, so the result stays a NaN.
+    const std::uint16_t top = static_cast<std::uint16_t>(bits >> 16);
+    return (top & 0x7fu) == 0 ? static_cast<std::uint16_t>(top | 0x40u) : top;
   }
   const std::uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
   return static_cast<std::uint16_t>((bits + rounding) >> 16);
@@ -46,8 +49,9 @@ std::uint16_t float_to_fp16_bits(float f) {
   const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
   const std::uint32_t sign = (bits >> 16) & 0x8000u;
   const std::uint32_t abs = bits & 0x7fffffffu;
-  if (abs > 0x7f800000u) {  // NaN: quiet, top payload bits kept
-    return static_cast<std::uint16_t>(sign | 0x7e00u | ((abs >> 13) & 0x03ffu));
+  if (abs > 0x7f800000u) {  // NaN: sign and top payload bits kept; quiet bit only if they are zero
+    const std::uint32_t payload = (abs >> 13) & 0x03ffu;
+    return static_cast<std::uint16_t>(sign | 0x7c00u | (payload == 0 ? 0x0200u : payload));
   }
   if (abs >= 0x477ff000u) {  // rounds to >= 65520: overflows to infinity
     return static_cast<std::uint16_t>(sign | 0x7c00u);

@@ -31,6 +31,7 @@ UserError::UserError(std::string name, std::string kernel, SourceLoc loc, std::s
       loc_(std::move(loc)),
       detail_(std::move(detail)) {}
 
-InternalError::InternalError(const std::string& what) : std::logic_error("internal error: " + what) {}
+InternalError::InternalError(const std::string& detail)
+    : std::logic_error("internal error: " + detail), detail_(detail) {}
 
 }  // namespace nki

@@ -57,6 +57,9 @@ index index::expand(std::initializer_list<bool> is_slice) const {
     ++k;
   }
   // The 1-D arange runs along axis 0 of its own shape; move it to the chosen dimension.
+  // arange(1) is the constant 0 and broadcasts: it keeps no axis term, so it cannot merge
+  // with another arange along the same dimension.
+  std::erase_if(out.terms, [&](const ir::Term& t) { return n == 1 && t.sym.kind == ir::Sym::Kind::axis; });
   for (ir::Term& t : out.terms)
     if (t.sym.kind == ir::Sym::Kind::axis) t.sym.index = dim;
   return index(std::move(out), where_);
@@ -145,7 +148,11 @@ ir::Access make_access(Trace& t, const access& a) {
   ir::Access out{a.tensor, a.indices, {}, loc};
   Shape shape;
   for (const ir::IndexExpr& e : a.indices) {
-    if (e.unexpanded_arange) continue;  // reported by validation with the arange's size
+    if (e.unexpanded_arange) {
+      t.fail("err_1d_arange_not_supported", loc,
+             fmt::format("tensor {} is indexed with a 1-D arange({}); expand it with [_, newaxis] or [newaxis, _]",
+                         decl.name, *e.unexpanded_arange));
+    }
     auto b = ir::broadcast_shapes(shape, e.shape);
     if (!b) {
       t.fail("err_index_shape_mismatch", loc,

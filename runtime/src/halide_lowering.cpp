@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <climits>
 #include <mutex>
 
 #include "nki/error.h"
@@ -89,14 +90,16 @@ Expr from_f32(Expr f, DType t) {
       Expr b = Halide::reinterpret(Halide::UInt(32), f);
       Expr odd = (b >> 16) & u32(1);
       Expr rne = Halide::cast(Halide::UInt(16), (b + u32(0x7fff) + odd) >> 16);
-      Expr nan = Halide::cast(Halide::UInt(16), (b >> 16) | u32(0x40));
+      Expr top = b >> 16;
+      Expr nan = Halide::cast(Halide::UInt(16), Halide::select((top & u32(0x7f)) == u32(0), top | u32(0x40), top));
       return Halide::select(Halide::is_nan(f), nan, rne);
     }
     case DType::fp16: {
       Expr b = Halide::reinterpret(Halide::UInt(32), f);
       Expr sign = (b >> 16) & u32(0x8000);
       Expr abs = b & u32(0x7fffffff);
-      Expr nan = sign | u32(0x7e00) | ((abs >> 13) & u32(0x3ff));
+      Expr payload = (abs >> 13) & u32(0x3ff);
+      Expr nan = sign | u32(0x7c00) | Halide::select(payload == u32(0), u32(0x200), payload);
       Expr inf = sign | u32(0x7c00);
       // Subnormal half: the significand (implicit bit included) shifted right, rounded to nearest even.
       Expr shift = u32(126) - (abs >> 23);
@@ -424,6 +427,16 @@ class HalideProgram final : public Program {
   void compile() {
     install_halide_handlers();
     if (ir_->grid_rank > 16) throw UserError("err_grid_rank", ir_->name, {}, "grids have at most 16 axes");
+    // Halide indexes buffers with 32-bit integers; every address in range of a tensor is
+    // below its element count, so that count bounds every extent, stride and offset.
+    for (const ir::TensorDecl& t : ir_->tensors) {
+      if (shape_elements(t.shape) > INT32_MAX) {
+        throw UserError("err_tensor_too_large", ir_->name, t.loc,
+                        fmt::format("tensor {} {} has {} elements; the halide executor indexes with 32-bit integers "
+                                    "(at most {}); use the reference executor",
+                                    t.name, shape_str(t.shape), shape_elements(t.shape), INT32_MAX));
+      }
+    }
     const std::vector<int> stores = stores_per_tensor(*ir_);
     // Interleaving a core's instances is invisible only if no load reads a stored tensor
     // and no tensor is written by two stores.
@@ -545,7 +558,12 @@ std::shared_ptr<const Program> compile_halide_program(std::shared_ptr<const ir::
   // Halide's lowering and LLVM's JIT share global state: compile one pipeline at a time.
   static std::mutex compile_mutex;
   std::lock_guard lock(compile_mutex);
-  return std::make_shared<HalideProgram>(std::move(ir));
+  const std::string name = ir->name;
+  try {
+    return std::make_shared<HalideProgram>(std::move(ir));
+  } catch (const Halide::Error& e) {  // a kernel the validator accepted must compile
+    throw InternalError(fmt::format("{}: Halide could not compile the kernel: {}", name, e.what()));
+  }
 }
 
 }  // namespace nki

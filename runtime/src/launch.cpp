@@ -15,13 +15,17 @@ namespace nki {
 
 namespace {
 
-/** TBB caps threads at the CPU count by default; simulated cores may outnumber CPUs. */
+/**
+ * TBB caps threads at the CPU count by default; simulated cores may outnumber CPUs. The
+ * cap is raised (never lowered) only when that happens, since the smallest of all live
+ * limits wins and a host application may have set its own.
+ */
 void allow_one_thread_per_core(int cores) {
   static std::mutex mu;
   static std::unique_ptr<tbb::global_control> control;
-  static int allowed = 0;
+  static int allowed = static_cast<int>(std::thread::hardware_concurrency());
   std::lock_guard lock(mu);
-  const int want = std::max<int>(cores, static_cast<int>(std::thread::hardware_concurrency()));
+  const int want = cores;
   if (want > allowed) {
     control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, want);
     allowed = want;
@@ -69,15 +73,19 @@ void refuse_aliased_writes(const ir::KernelIR& ir, const std::vector<Tensor>& ar
 
 }  // namespace
 
+BoundLaunch::BoundLaunch(const Kernel& k, GridSpec grid)
+    : kernel_(std::make_shared<const Kernel>(k)), grid_(std::move(grid)) {}
+
 LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   const Kernel& k = *kernel_;
   if (args.size() != k.arity()) {
     throw UserError("err_argument_count", k.name(), {},
                     fmt::format("the kernel takes {} tensors, {} were passed", k.arity(), args.size()));
   }
-  sim::Device& device = options_.device ? *options_.device : (args.empty() ? sim::Device::default_device() : args[0].device());
+  const sim::Device& device =
+      options_.device ? *options_.device : (args.empty() ? sim::Device::default_device() : args[0].device());
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (&args[i].device() != &device) {
+    if (!args[i].device().same_as(device)) {
       throw UserError("err_argument_device", k.name(), {},
                       fmt::format("argument {} lives on another device than the launch", i));
     }
@@ -85,7 +93,7 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
 
   LaunchResult result;
   result.grid = grid_;
-  result.cores = place_instances(grid_, device.cores());
+  result.cores = place_instances(grid_, device.cores(), k.name());
 
   std::vector<Shape> shapes;
   std::vector<DType> dtypes;
@@ -140,7 +148,7 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
       } catch (const InternalError& e) {
         stop = true;
         throw InternalError(fmt::format("NC{} instance{} {}{}: {}", core.nc, n > 1 ? "s" : "", pid_str(ids[i]),
-                                        n > 1 ? ".." + pid_str(ids[i + n - 1]) : "", e.what()));
+                                        n > 1 ? ".." + pid_str(ids[i + n - 1]) : "", e.detail()));
       } catch (...) {
         stop = true;
         throw;

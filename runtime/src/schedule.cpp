@@ -7,18 +7,18 @@
 
 namespace nki {
 
-std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores) {
+std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores, const std::string& kernel) {
   for (const GridAxis& a : grid.axes) {
     for (const GridFactor& f : a.factors) {
       if (f.size < 1) {
-        throw UserError("err_invalid_grid", "", {},
+        throw UserError("err_invalid_grid", kernel, {},
                         fmt::format("grid \"{}\" has a factor of size {}; sizes must be positive", grid.str(), f.size));
       }
     }
   }
   const std::int64_t needed = grid.nc_cores();
   if (needed > device_cores) {
-    throw UserError("err_grid_exceeds_cores", "", {},
+    throw UserError("err_grid_exceeds_cores", kernel, {},
                     fmt::format("grid \"{}\" spreads over {} NeuronCores but the device has {}", grid.str(), needed,
                                 device_cores));
   }

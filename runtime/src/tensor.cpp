@@ -7,8 +7,8 @@
 
 namespace nki {
 
-Tensor::Tensor(Shape shape, DType dtype, sim::Device& device)
-    : shape_(std::move(shape)), dtype_(dtype), device_(&device) {
+Tensor::Tensor(Shape shape, DType dtype, const sim::Device& device)
+    : shape_(std::move(shape)), dtype_(dtype), device_(device) {
   for (std::int64_t d : shape_) {
     if (d <= 0) {
       throw UserError("err_invalid_shape", "", {},
@@ -19,7 +19,7 @@ Tensor::Tensor(Shape shape, DType dtype, sim::Device& device)
   data_ = device.hbm().allocate(bytes());
 }
 
-Tensor Tensor::from_floats(Shape shape, DType dtype, std::span<const float> values, sim::Device& device) {
+Tensor Tensor::from_floats(Shape shape, DType dtype, std::span<const float> values, const sim::Device& device) {
   Tensor t(std::move(shape), dtype, device);
   if (static_cast<std::int64_t>(values.size()) != t.elements()) {
     throw UserError("err_invalid_shape", "", {},

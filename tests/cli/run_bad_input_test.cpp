@@ -311,7 +311,7 @@ TEST_CASE("cli: a --grid needing more NeuronCores than the device has is refused
   write_valid_inputs(dir, {512, 2048});
   check_refused(
       run_add("tensor_add", dir.file("a.npy"), dir.file("b.npy"), out, {"--grid", "nc(4),4", "--schedule", schedule}),
-      "nki run: err_grid_exceeds_cores: grid \"nc(4),4\" spreads over 4 NeuronCores but the device has 2", dir, out);
+      "nki run: tensor_add: err_grid_exceeds_cores: grid \"nc(4),4\" spreads over 4 NeuronCores but the device has 2", dir, out);
   CHECK(!std::filesystem::exists(schedule));
 }
 
@@ -414,7 +414,7 @@ TEST_CASE("cli: a refused run leaves an existing output file untouched") {
   clitest::write_bytes(out, "previous contents");
   const CliResult r = run_add("tensor_add", dir.file("a.npy"), dir.file("b.npy"), out, {"--grid", "nc(4),4"});
   CHECK(r.status == 2);
-  CHECK(r.err == "nki run: err_grid_exceeds_cores: grid \"nc(4),4\" spreads over 4 NeuronCores but the device has 2\n");
+  CHECK(r.err == "nki run: tensor_add: err_grid_exceeds_cores: grid \"nc(4),4\" spreads over 4 NeuronCores but the device has 2\n");
   CHECK(clitest::read_bytes(out) == "previous contents");
   CHECK(dir.temporaries().empty());
 }

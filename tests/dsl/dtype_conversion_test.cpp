@@ -19,15 +19,18 @@ TEST_CASE("fp32 -> bf16 rounds to nearest, ties to even") {
   CHECK(nki::float_to_bf16_bits(f(0x7f7fffff)) == 0x7f80);  // FLT_MAX overflows to +inf
 }
 
-TEST_CASE("fp32 -> bf16 keeps signed zeros, infinities and NaN (quiet, sign kept)") {
+TEST_CASE("fp32 -> bf16 keeps signed zeros, infinities and NaN (sign and top payload kept)") {
   CHECK(nki::float_to_bf16_bits(0.0f) == 0x0000);
   CHECK(nki::float_to_bf16_bits(-0.0f) == 0x8000);
   CHECK(nki::float_to_bf16_bits(std::numeric_limits<float>::infinity()) == 0x7f80);
   CHECK(nki::float_to_bf16_bits(-std::numeric_limits<float>::infinity()) == 0xff80);
   CHECK(nki::float_to_bf16_bits(f(0x7fc00000)) == 0x7fc0);
   CHECK(nki::float_to_bf16_bits(f(0xffc00000)) == 0xffc0);
-  CHECK(nki::float_to_bf16_bits(f(0x7f800001)) == 0x7fc0);  // signalling NaN becomes quiet, not infinity
+  CHECK(nki::float_to_bf16_bits(f(0x7f800001)) == 0x7fc0);  // payload lost in narrowing: quiet NaN, not infinity
   CHECK(nki::float_to_bf16_bits(f(0x7fffffff)) == 0x7fff);
+  CHECK(nki::float_to_bf16_bits(f(0x7f810000)) == 0x7f81);  // a widened bf16 signalling NaN comes back as it was
+  CHECK(nki::float_to_fp16_bits(nki::fp16_bits_to_float(0x7c01)) == 0x7c01);
+  CHECK(nki::float_to_fp16_bits(f(0x7f800001)) == 0x7e00);  // payload lost in narrowing: made quiet, still NaN
 }
 
 TEST_CASE("fp32 -> bf16 rounds subnormals like normals") {

@@ -17,7 +17,7 @@ TEST_CASE("tensor_add over nc(8) on an eight-core trn2 device: each core runs it
     for (int c = 0; c < 8; ++c) {
       CHECK(r.cores[c].instances == std::vector<std::vector<std::int64_t>>{{c, 0}, {c, 1}});
     }
-    CHECK(&r.outputs[0].device() == &chip);
+    CHECK(r.outputs[0].device().same_as(chip));
     const auto out = r.outputs[0].to_floats();
     for (std::size_t i = 0; i < out.size(); ++i) REQUIRE(out[i] == nki::round_to_dtype(av[i] + bv[i], nki::DType::bf16));
   }
@@ -40,4 +40,21 @@ TEST_CASE("arguments on another device than the launch are refused") {
         "tensor_add: err_argument_device: argument 1 lives on another device than the launch");
   CHECK(test::user_error_of([&] { nki::kernels::tensor_add()[1, 1](a); }) ==
         "tensor_add: err_argument_count: the kernel takes 2 tensors, 1 were passed");
+}
+
+TEST_CASE("tensors and launches keep what they need alive: a device or kernel handle may go first") {
+  nki::Tensor a = [] {
+    nki::sim::Device scoped("trn2", 2);
+    return nki::Tensor::from_floats({128, 512}, nki::DType::fp32, test::random_floats(128 * 512, 3), scoped);
+  }();
+  auto launch = nki::jit("scoped_add", [](nl::tensor x) {
+    auto out = nl::ndarray(x.shape(), x.dtype(), nl::shared_hbm);
+    auto i = nl::arange(128)[nl::_, nl::newaxis];
+    auto j = nl::arange(512)[nl::newaxis, nl::_];
+    nl::store(out[i, j], nl::load(x[i, j]) + 1);
+    return out;
+  })[1];  // the Kernel returned by jit is a temporary
+  nki::Tensor out = launch(a);
+  CHECK(out.device().same_as(a.device()));
+  CHECK(out.to_floats()[77] == a.to_floats()[77] + 1);
 }

@@ -27,9 +27,10 @@ int dtype_bytes(DType t);
  */
 DType promote(DType a, DType b);
 
-// Exact conversions. Narrowing rounds to nearest, ties to even; NaN stays NaN
-// (sign kept, made quiet, payload truncated) exactly as x86's vcvtneps2bf16 and
-// vcvtps2ph do, so the reference interpreter and the compiled code agree bit for bit.
+// Exact conversions. Narrowing rounds to nearest, ties to even. A NaN keeps its sign and
+// the top bits of its payload, so a 16-bit NaN widened and narrowed again is unchanged
+// (loads and stores move NaN bits as they are); if the kept payload is zero the quiet bit
+// is set so the result is still a NaN. The compiled code emits the same recipe.
 std::uint16_t float_to_bf16_bits(float f);
 float bf16_bits_to_float(std::uint16_t bits);
 std::uint16_t float_to_fp16_bits(float f);

@@ -38,7 +38,12 @@ class UserError : public std::runtime_error {
 /** A broken invariant inside nki-cpp itself: never the user's fault. */
 class InternalError : public std::logic_error {
  public:
-  explicit InternalError(const std::string& what);
+  explicit InternalError(const std::string& detail);
+  /** The message without the "internal error: " prefix (for adding context). */
+  const std::string& detail() const { return detail_; }
+
+ private:
+  std::string detail_;
 };
 
 }  // namespace nki

@@ -11,7 +11,7 @@ using Shape = std::vector<std::int64_t>;
 
 /** "[512,2048]": the spelling used in the IR, in messages and in JSON. */
 std::string shape_str(const Shape& s);
-/** Number of elements (1 for rank 0). */
+/** Number of elements (1 for rank 0); throws nki::UserError (err_invalid_shape) if it overflows. */
 std::int64_t shape_elements(const Shape& s);
 
 }  // namespace nki

@@ -30,7 +30,7 @@ const char* executor_name(Executor e);
 
 struct LaunchOptions {
   Executor executor = Executor::halide;
-  sim::Device* device = nullptr;  ///< nullptr: the device of the first argument
+  const sim::Device* device = nullptr;  ///< nullptr: the device of the first argument
 };
 
 /** Everything a launch did: outputs, placement and what it compiled. */
@@ -56,7 +56,7 @@ class Kernel;
 /** kernel[grid]: a kernel bound to a launch grid, ready to be called. */
 class BoundLaunch {
  public:
-  BoundLaunch(const Kernel& k, GridSpec grid) : kernel_(&k), grid_(std::move(grid)) {}
+  BoundLaunch(const Kernel& k, GridSpec grid);
 
   BoundLaunch& with(LaunchOptions o) {
     options_ = o;
@@ -73,7 +73,7 @@ class BoundLaunch {
 
  private:
   Tensor first_output(LaunchResult r) const;
-  const Kernel* kernel_;
+  std::shared_ptr<const Kernel> kernel_;  ///< a copy of the handle: the launch outlives temporaries
   GridSpec grid_;
   LaunchOptions options_;
 };

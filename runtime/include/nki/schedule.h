@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "nki/grid.h"
@@ -26,6 +27,6 @@ struct CoreSchedule {
  * of the device gets an entry, possibly empty. Throws nki::UserError when the grid
  * needs more cores than the device has, or has an axis of size < 1.
  */
-std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores);
+std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores, const std::string& kernel = "");
 
 }  // namespace nki

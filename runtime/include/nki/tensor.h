@@ -17,10 +17,10 @@ namespace nki {
 class Tensor {
  public:
   /** Allocates `shape` of `dtype` in the device's HBM; contents undefined. */
-  Tensor(Shape shape, DType dtype, sim::Device& device = sim::Device::default_device());
+  Tensor(Shape shape, DType dtype, const sim::Device& device = sim::Device::default_device());
   /** From fp32 values, converted to `dtype` with round-to-nearest-even. */
   static Tensor from_floats(Shape shape, DType dtype, std::span<const float> values,
-                            sim::Device& device = sim::Device::default_device());
+                            const sim::Device& device = sim::Device::default_device());
   /** Every element as fp32 (exact). */
   std::vector<float> to_floats() const;
 
@@ -35,12 +35,12 @@ class Tensor {
   const std::byte* data() const { return data_.get(); }
   /** Raw 16-bit storage of a bf16/fp16 tensor (for bit-exact checks). */
   std::span<std::uint16_t> bits16();
-  sim::Device& device() const { return *device_; }
+  const sim::Device& device() const { return device_; }
 
  private:
   Shape shape_;
   DType dtype_;
-  sim::Device* device_;
+  sim::Device device_;  ///< a handle sharing the device's HBM, so the tensor outlives nothing it needs
   std::shared_ptr<std::byte> data_;
 };
 

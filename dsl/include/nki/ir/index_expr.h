@@ -1,6 +1,7 @@
 /** \file Affine index expressions: the values `program_id`, `arange` and their sums denote. */
 #pragma once
 
+#include <climits>
 #include <compare>
 #include <cstdint>
 #include <optional>
@@ -63,14 +64,19 @@ std::string to_string(const IndexExpr& e, const char* axis_prefix = "i");
 struct IndexRange {
   std::int64_t lo, hi;
 };
+/// Computed in 128 bits and clamped to 64, so a huge coefficient cannot wrap into range.
 template <class ExtentFn>
 IndexRange range_of(const IndexExpr& e, ExtentFn extent) {
-  IndexRange r{e.constant, e.constant};
+  __int128 lo = e.constant, hi = e.constant;
   for (const Term& t : e.terms) {
-    const std::int64_t span = t.coeff * (extent(t.sym) - 1);
-    if (span >= 0) r.hi += span; else r.lo += span;
+    const __int128 span = static_cast<__int128>(t.coeff) * (extent(t.sym) - 1);
+    if (span >= 0) hi += span; else lo += span;
   }
-  return r;
+  auto clamp = [](__int128 v) {
+    constexpr __int128 lo64 = INT64_MIN, hi64 = INT64_MAX;
+    return static_cast<std::int64_t>(v < lo64 ? lo64 : v > hi64 ? hi64 : v);
+  };
+  return {clamp(lo), clamp(hi)};
 }
 
 }  // namespace nki::ir

@@ -12,7 +12,7 @@ namespace nki::sim {
 /**
  * The cores a launch can use and the HBM they share. The default is one logical
  * core of the target (trn2: LNC=2, two physical NeuronCores); `cores` sets the
- * physical core count, at most one chip's.
+ * physical core count, at most one chip's. Copies share the HBM: they are the same device.
  */
 class Device {
  public:
@@ -20,7 +20,9 @@ class Device {
 
   const TargetSpec& spec() const { return *spec_; }
   int cores() const { return cores_; }
-  Hbm& hbm() { return *hbm_; }
+  Hbm& hbm() const { return *hbm_; }
+  /** Whether two handles name the same device (the same HBM). */
+  bool same_as(const Device& other) const { return hbm_ == other.hbm_; }
 
   /** The process-wide default device (trn2, 2 cores). */
   static Device& default_device();
