@@ -29,6 +29,7 @@
 #include <mutex>
 
 #include "nki/error.h"
+#include "nki/ir/passes.h"
 #include "program.h"
 
 namespace nki {
@@ -416,13 +417,6 @@ class HalideProgram final : public Program {
   std::vector<Scratch> scratch_;
   bool batchable_ = true;
 
-  /** How many store ops write each tensor. */
-  static std::vector<int> stores_per_tensor(const ir::KernelIR& k) {
-    std::vector<int> n(k.tensors.size(), 0);
-    for (const ir::Op& op : k.body)
-      if (const auto* s = std::get_if<ir::StoreOp>(&op)) ++n[s->dst.tensor];
-    return n;
-  }
 
   void compile() {
     install_halide_handlers();
@@ -437,7 +431,7 @@ class HalideProgram final : public Program {
                                     t.name, shape_str(t.shape), shape_elements(t.shape), INT32_MAX));
       }
     }
-    const std::vector<int> stores = stores_per_tensor(*ir_);
+    const std::vector<int> stores = ir::count_stores(*ir_);
     // Interleaving a core's instances is invisible only if no load reads a stored tensor
     // and no tensor is written by two stores.
     batchable_ = ir_->grid_rank > 0;

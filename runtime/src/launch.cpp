@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "nki/ir/kernel_ir.h"
+#include "nki/ir/passes.h"
 #include "nki/kernel.h"
 #include "program.h"
 
@@ -55,19 +56,63 @@ std::size_t consecutive_run(const std::vector<std::vector<std::int64_t>>& ids, s
  * would see its writes through the other name in an order no executor promises.
  */
 void refuse_aliased_writes(const ir::KernelIR& ir, const std::vector<Tensor>& args) {
-  std::vector<bool> stored(ir.tensors.size(), false);
-  for (const ir::Op& op : ir.body)
-    if (const auto* s = std::get_if<ir::StoreOp>(&op)) stored[s->dst.tensor] = true;
+  const std::vector<int> stored = ir::count_stores(ir);
   for (std::size_t x = 0; x < args.size(); ++x) {
     for (std::size_t y = x + 1; y < args.size(); ++y) {
       if (args[x].data() != args[y].data()) continue;
       const int tx = ir.params[x], ty = ir.params[y];
-      if (!stored[tx] && !stored[ty]) continue;
+      if (stored[tx] == 0 && stored[ty] == 0) continue;
       throw UserError("err_aliased_arguments", ir.name, {},
                       fmt::format("arguments {} and {} are the same tensor and the kernel writes {}; pass distinct "
                                   "tensors",
-                                  ir.tensors[tx].name, ir.tensors[ty].name, ir.tensors[stored[tx] ? tx : ty].name));
+                                  ir.tensors[tx].name, ir.tensors[ty].name, ir.tensors[stored[tx] > 0 ? tx : ty].name));
     }
+  }
+}
+
+/**
+ * Runs every core's instances, each busy core on a worker of one TBB arena. The first
+ * failure stops every core before its next batch and is rethrown with its core and instances.
+ */
+void run_on_cores(const Program& program, const std::vector<TensorBinding>& bindings,
+                  const std::vector<CoreSchedule>& cores) {
+  std::vector<const CoreSchedule*> busy;
+  for (const CoreSchedule& c : cores)
+    if (!c.instances.empty()) busy.push_back(&c);
+
+  allow_one_thread_per_core(static_cast<int>(busy.size()));
+  std::atomic<bool> stop{false};
+  auto run_core = [&](const CoreSchedule& core) {
+    std::unique_ptr<CoreRunner> runner = program.bind(bindings);
+    const auto& ids = core.instances;
+    for (std::size_t i = 0; i < ids.size();) {
+      if (stop.load(std::memory_order_relaxed)) return;
+      const std::size_t n = consecutive_run(ids, i);
+      try {
+        runner->run_batch(ids[i], static_cast<std::int64_t>(n));
+      } catch (const InternalError& e) {
+        stop = true;
+        throw InternalError(fmt::format("NC{} instance{} {}{}: {}", core.nc, n > 1 ? "s" : "", pid_str(ids[i]),
+                                        n > 1 ? ".." + pid_str(ids[i + n - 1]) : "", e.detail()));
+      } catch (...) {
+        stop = true;
+        throw;
+      }
+      i += n;
+    }
+  };
+  if (busy.size() == 1) {
+    run_core(*busy[0]);
+  } else if (!busy.empty()) {
+    tbb::task_arena arena(static_cast<int>(busy.size()));
+    arena.execute([&] {
+      tbb::parallel_for(
+          tbb::blocked_range<std::size_t>(0, busy.size(), 1),
+          [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) run_core(*busy[i]);
+          },
+          tbb::simple_partitioner());
+    });
   }
 }
 
@@ -131,44 +176,7 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   std::vector<TensorBinding> bindings;
   for (Tensor& t : storage) bindings.push_back({t.data(), t.shape(), t.strides(), t.dtype()});
 
-  std::vector<const CoreSchedule*> busy;
-  for (const CoreSchedule& c : result.cores)
-    if (!c.instances.empty()) busy.push_back(&c);
-
-  allow_one_thread_per_core(static_cast<int>(busy.size()));
-  std::atomic<bool> stop{false};
-  auto run_core = [&](const CoreSchedule& core) {
-    std::unique_ptr<CoreRunner> runner = program->bind(bindings);
-    const auto& ids = core.instances;
-    for (std::size_t i = 0; i < ids.size();) {
-      if (stop.load(std::memory_order_relaxed)) return;
-      const std::size_t n = consecutive_run(ids, i);
-      try {
-        runner->run_batch(ids[i], static_cast<std::int64_t>(n));
-      } catch (const InternalError& e) {
-        stop = true;
-        throw InternalError(fmt::format("NC{} instance{} {}{}: {}", core.nc, n > 1 ? "s" : "", pid_str(ids[i]),
-                                        n > 1 ? ".." + pid_str(ids[i + n - 1]) : "", e.detail()));
-      } catch (...) {
-        stop = true;
-        throw;
-      }
-      i += n;
-    }
-  };
-  if (busy.size() == 1) {
-    run_core(*busy[0]);
-  } else if (!busy.empty()) {
-    tbb::task_arena arena(static_cast<int>(busy.size()));
-    arena.execute([&] {
-      tbb::parallel_for(
-          tbb::blocked_range<std::size_t>(0, busy.size(), 1),
-          [&](const tbb::blocked_range<std::size_t>& r) {
-            for (std::size_t i = r.begin(); i != r.end(); ++i) run_core(*busy[i]);
-          },
-          tbb::simple_partitioner());
-    });
-  }
+  run_on_cores(*program, bindings, result.cores);
 
   for (int id : ir.outputs) result.outputs.push_back(storage[static_cast<std::size_t>(id)]);
   return result;

@@ -15,6 +15,9 @@ std::string print(const KernelIR& k);
 /** 16 hex digits identifying the canonical text (64-bit FNV-1a). */
 std::string hash_text(const std::string& text);
 
+/** How many store ops write each tensor, indexed by tensor id. */
+std::vector<int> count_stores(const KernelIR& k);
+
 /**
  * Rejects what the hardware or NKI forbids, with the NKI error name, the kernel,
  * the user's file:line and the values: a tile of more than 128 partitions, a 1-D

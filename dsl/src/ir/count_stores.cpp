@@ -1,0 +1,13 @@
+/** \file Analysis: which tensors a kernel writes, and how often. */
+#include "nki/ir/passes.h"
+
+namespace nki::ir {
+
+std::vector<int> count_stores(const KernelIR& k) {
+  std::vector<int> n(k.tensors.size(), 0);
+  for (const Op& op : k.body)
+    if (const auto* s = std::get_if<StoreOp>(&op)) ++n[static_cast<std::size_t>(s->dst.tensor)];
+  return n;
+}
+
+}  // namespace nki::ir
