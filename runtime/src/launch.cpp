@@ -1,10 +1,11 @@
 /** \file Launches: bind tensors, place instances on NeuronCores, run each core on its own TBB worker. */
 #include <fmt/format.h>
 #include <tbb/global_control.h>
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <atomic>
+#include <exception>
+#include <latch>
 #include <thread>
 
 #include "nki/ir/kernel_ir.h"
@@ -17,16 +18,17 @@ namespace nki {
 namespace {
 
 /**
- * TBB caps threads at the CPU count by default; simulated cores may outnumber CPUs. The
- * cap is raised (never lowered) only when that happens, since the smallest of all live
- * limits wins and a host application may have set its own.
+ * Lets TBB run `workers` worker threads at once. TBB's default cap is the CPU count,
+ * callers included; simulated cores may outnumber CPUs. The cap is raised (never lowered)
+ * only when needed, since the smallest of all live limits wins and a host application may
+ * have set its own.
  */
-void allow_one_thread_per_core(int cores) {
+void allow_workers(int workers) {
   static std::mutex mu;
   static std::unique_ptr<tbb::global_control> control;
   static int allowed = static_cast<int>(std::thread::hardware_concurrency());
   std::lock_guard lock(mu);
-  const int want = cores;
+  const int want = workers + 1;  // the limit counts the waiting caller too
   if (want > allowed) {
     control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, want);
     allowed = want;
@@ -71,8 +73,8 @@ void refuse_aliased_writes(const ir::KernelIR& ir, const std::vector<Tensor>& ar
 }
 
 /**
- * Runs every core's instances, each busy core on a worker of one TBB arena. The first
- * failure stops every core before its next batch and is rethrown with its core and instances.
+ * Runs every core's instances, each busy core on a thread of its own. The first failure
+ * stops every core before its next batch and is rethrown with its core and instances.
  */
 void run_on_cores(const Program& program, const std::vector<TensorBinding>& bindings,
                   const std::vector<CoreSchedule>& cores) {
@@ -80,7 +82,6 @@ void run_on_cores(const Program& program, const std::vector<TensorBinding>& bind
   for (const CoreSchedule& c : cores)
     if (!c.instances.empty()) busy.push_back(&c);
 
-  allow_one_thread_per_core(static_cast<int>(busy.size()));
   std::atomic<bool> stop{false};
   auto run_core = [&](const CoreSchedule& core) {
     std::unique_ptr<CoreRunner> runner = program.bind(bindings);
@@ -101,19 +102,32 @@ void run_on_cores(const Program& program, const std::vector<TensorBinding>& bind
       i += n;
     }
   };
-  if (busy.size() == 1) {
+  if (busy.size() == 1) {  // one core: the calling thread is that core's thread
     run_core(*busy[0]);
-  } else if (!busy.empty()) {
-    tbb::task_arena arena(static_cast<int>(busy.size()));
-    arena.execute([&] {
-      tbb::parallel_for(
-          tbb::blocked_range<std::size_t>(0, busy.size(), 1),
-          [&](const tbb::blocked_range<std::size_t>& r) {
-            for (std::size_t i = r.begin(); i != r.end(); ++i) run_core(*busy[i]);
-          },
-          tbb::simple_partitioner());
+    return;
+  }
+  // Several cores: each gets a task arena of one slot with none reserved for the caller, so
+  // its instances run on a TBB worker of its own and all busy cores run at the same time
+  // (never two cores taking turns on one thread), while the caller waits.
+  allow_workers(static_cast<int>(busy.size()));
+  std::vector<std::unique_ptr<tbb::task_arena>> arenas;
+  std::vector<std::exception_ptr> errors(busy.size());
+  std::latch done(static_cast<std::ptrdiff_t>(busy.size()));
+  for (std::size_t i = 0; i < busy.size(); ++i) {
+    arenas.push_back(std::make_unique<tbb::task_arena>(1, 0));
+    arenas.back()->enqueue([&, i] {
+      try {
+        run_core(*busy[i]);
+      } catch (...) {
+        errors[i] = std::current_exception();
+        stop = true;
+      }
+      done.count_down();
     });
   }
+  done.wait();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 }  // namespace
