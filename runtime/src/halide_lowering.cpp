@@ -255,11 +255,10 @@ class Lowerer {
     auto it = inputs_.find(key);
     if (it != inputs_.end()) return it->second;
     Halide::ImageParam p(storage_type(dt), static_cast<int>(shape.size()), name);
-    std::int64_t stride = 1;
+    const std::vector<std::int64_t> strides = row_major_strides(shape);
     for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
       const int hd = static_cast<int>(shape.size()) - 1 - d;
-      p.dim(hd).set_bounds(0, static_cast<int>(shape[d])).set_stride(static_cast<int>(stride));
-      stride *= shape[d];
+      p.dim(hd).set_bounds(0, static_cast<int>(shape[d])).set_stride(static_cast<int>(strides[d]));
     }
     return inputs_.emplace(key, p).first->second;
   }
@@ -307,10 +306,8 @@ class HalideRunner final : public CoreRunner {
                bool batchable, std::vector<TensorBinding> tensors)
       : ir_(ir), steps_(steps), batchable_(batchable), tensors_(std::move(tensors)), bound_(steps.size()) {
     for (const Scratch& sc : scratch) {
-      std::vector<std::int64_t> strides(sc.shape.size(), 1);
-      for (int d = static_cast<int>(sc.shape.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * sc.shape[d + 1];
       scratch_mem_.emplace_back(static_cast<std::size_t>(shape_elements(sc.shape) * dtype_bytes(sc.dtype)));
-      scratch_.push_back({scratch_mem_.back().data(), sc.shape, strides, sc.dtype});
+      scratch_.push_back({scratch_mem_.back().data(), sc.shape, row_major_strides(sc.shape), sc.dtype});
     }
     for (std::size_t s = 0; s < steps_.size(); ++s) {
       Bound& b = bound_[s];
@@ -464,12 +461,11 @@ class HalideProgram final : public Program {
     Step step;
     step.scratch = static_cast<int>(scratch_.size());
     scratch_.push_back({shape, ir_->tensors[op.src.tensor].dtype});
-    std::int64_t stride = 1;
-    for (int k = static_cast<int>(shape.size()) - 1; k >= 0; --k) {
-      step.out_dims.push_back({0, static_cast<int32_t>(shape[k]), static_cast<int32_t>(stride), 0});
-      stride *= shape[k];
-    }
-    step.out_dims.push_back({0, 1, static_cast<int32_t>(stride), 0});  // batch: always one instance
+    const std::vector<std::int64_t> strides = row_major_strides(shape);
+    for (int k = static_cast<int>(shape.size()) - 1; k >= 0; --k)
+      step.out_dims.push_back({0, static_cast<int32_t>(shape[k]), static_cast<int32_t>(strides[k]), 0});
+    // batch: always one instance
+    step.out_dims.push_back({0, 1, static_cast<int32_t>(shape_elements(shape)), 0});
     finish(low, out, step, op.loc, fmt::format("load{}", steps_.size()));
     return step;
   }
@@ -479,8 +475,7 @@ class HalideProgram final : public Program {
     const ir::TensorDecl& t = ir_->tensors[op.dst.tensor];
     const std::size_t rank = op.dst.shape.size();
     // The view's stride along tile dim k: sum over tensor dims d of stride_d * coeff(axis k in index d).
-    std::vector<std::int64_t> tstride(t.shape.size(), 1);
-    for (int d = static_cast<int>(t.shape.size()) - 2; d >= 0; --d) tstride[d] = tstride[d + 1] * t.shape[d + 1];
+    const std::vector<std::int64_t> tstride = row_major_strides(t.shape);
     Step step;
     step.store = &op;
     for (int k = static_cast<int>(rank) - 1; k >= 0; --k) {

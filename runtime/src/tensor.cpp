@@ -38,11 +38,7 @@ std::vector<float> Tensor::to_floats() const {
   return out;
 }
 
-std::vector<std::int64_t> Tensor::strides() const {
-  std::vector<std::int64_t> s(shape_.size(), 1);
-  for (int d = static_cast<int>(shape_.size()) - 2; d >= 0; --d) s[d] = s[d + 1] * shape_[d + 1];
-  return s;
-}
+std::vector<std::int64_t> Tensor::strides() const { return row_major_strides(shape_); }
 
 std::span<std::uint16_t> Tensor::bits16() {
   if (dtype_bytes(dtype_) != 2) {

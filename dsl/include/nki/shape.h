@@ -13,5 +13,7 @@ using Shape = std::vector<std::int64_t>;
 std::string shape_str(const Shape& s);
 /** Number of elements (1 for rank 0); throws nki::UserError (err_invalid_shape) if it overflows. */
 std::int64_t shape_elements(const Shape& s);
+/** Row-major (C order) strides in elements, dimension 0 first. */
+std::vector<std::int64_t> row_major_strides(const Shape& s);
 
 }  // namespace nki

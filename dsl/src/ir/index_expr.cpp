@@ -1,31 +1,10 @@
 /** \file Affine index expression arithmetic and printing. */
 #include "nki/ir/index_expr.h"
 
-#include "nki/error.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <stdexcept>
-
-namespace nki {
-
-std::string shape_str(const Shape& s) {
-  return fmt::format("[{}]", fmt::join(s, ","));
-}
-
-std::int64_t shape_elements(const Shape& s) {
-  std::int64_t n = 1;
-  for (std::int64_t d : s) {
-    if (d < 0 || __builtin_mul_overflow(n, d, &n)) {
-      throw UserError("err_invalid_shape", "", {},
-                      fmt::format("shape {} has no element count that fits 64 bits", shape_str(s)));
-    }
-  }
-  return n;
-}
-
-}  // namespace nki
 
 namespace nki::ir {
 
