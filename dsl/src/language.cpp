@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "nki/trace.h"
@@ -66,15 +67,52 @@ index index::expand(std::initializer_list<bool> is_slice) const {
 }
 
 index operator+(const index& a, const index& b) { return checked_add(a, b, "+"); }
-index operator+(const index& a, std::int64_t b) { return checked_add(a, index(b), "+"); }
-index operator+(std::int64_t a, const index& b) { return checked_add(index(a), b, "+"); }
 index operator-(const index& a, const index& b) { return checked_add(a, index(ir::scale(b.expr(), -1), b.where()), "-"); }
-index operator-(const index& a, std::int64_t b) { return checked_add(a, index(-b), "-"); }
-index operator-(std::int64_t a, const index& b) {
-  return checked_add(index(a), index(ir::scale(b.expr(), -1), b.where()), "-");
-}
+index operator-(const index& a) { return index(ir::scale(a.expr(), -1), a.where()); }
 index operator*(const index& a, std::int64_t k) { return index(ir::scale(a.expr(), k), a.where()); }
 index operator*(std::int64_t k, const index& a) { return index(ir::scale(a.expr(), k), a.where()); }
+
+// ---- predicates: every comparison becomes `e >= 0` (or `e != 0`) over integers ----
+
+namespace {
+predicate compare(const index& a, const index& b, std::int64_t shift, bool flip, bool not_equal = false) {
+  // a < b  <=>  b - a - 1 >= 0;  a <= b  <=>  b - a >= 0;  a > b  <=>  a - b - 1 >= 0; ...
+  const index diff = flip ? b - a : a - b;
+  ir::IndexExpr e = diff.expr();
+  e.constant -= shift;
+  if (e.unexpanded_arange) {
+    index_error("err_1d_arange_not_supported", diff.where(),
+                fmt::format("a mask uses a 1-D arange({}); expand it with [_, newaxis] or [newaxis, _]",
+                            *e.unexpanded_arange));
+  }
+  ir::Predicate p;
+  p.all.push_back({std::move(e), not_equal});
+  return predicate(std::move(p), diff.where());
+}
+}  // namespace
+
+predicate operator<(const index& a, const index& b) { return compare(a, b, 1, true); }
+predicate operator<=(const index& a, const index& b) { return compare(a, b, 0, true); }
+predicate operator>(const index& a, const index& b) { return compare(a, b, 1, false); }
+predicate operator>=(const index& a, const index& b) { return compare(a, b, 0, false); }
+predicate operator==(const index& a, const index& b) {
+  return compare(a, b, 0, false) & compare(a, b, 0, true);
+}
+predicate operator!=(const index& a, const index& b) { return compare(a, b, 0, false, true); }
+
+predicate operator&(const predicate& a, const predicate& b) {
+  ir::Predicate p = a.ir();
+  p.all.insert(p.all.end(), b.ir().all.begin(), b.ir().all.end());
+  return predicate(std::move(p), a.where().file.empty() ? b.where() : a.where());
+}
+
+predicate operator|(const predicate& a, const predicate&) {
+  index_error("err_unsupported_expression_in_mask", a.where(),
+              "a mask is a conjunction of affine comparisons joined with &; | (or) is not supported, "
+              "split the operation into two masked operations");
+}
+
+// ---- program ids ----
 
 index program_id(int axis, source_location loc) {
   Trace& t = Trace::current("program_id", loc);
@@ -114,130 +152,799 @@ index arange(std::int64_t n, source_location loc) {
   return index(std::move(e), here(loc));
 }
 
+mgrid_pair mgrid_t::operator()(std::int64_t partitions, std::int64_t free, source_location loc) const {
+  return {arange(partitions, loc)[_, newaxis], arange(free, loc)[newaxis, _]};
+}
+
 // ---- tensors and tiles ----
 
 Shape tensor::shape() const { return Trace::current("tensor.shape", source_location::current()).ir().tensors.at(id_).shape; }
 DType tensor::dtype() const { return Trace::current("tensor.dtype", source_location::current()).ir().tensors.at(id_).dtype; }
+ir::Memory tensor::memory() const {
+  return Trace::current("tensor.memory", source_location::current()).ir().tensors.at(id_).memory;
+}
 Shape tile::shape() const { return Trace::current("tile.shape", source_location::current()).ir().tiles.at(id_).shape; }
 DType tile::dtype() const { return Trace::current("tile.dtype", source_location::current()).ir().tiles.at(id_).dtype; }
 
-tensor ndarray(const Shape& shape, DType dtype, buffer, const std::string& name, source_location loc) {
-  Trace& t = Trace::current("ndarray", loc);
-  for (std::int64_t d : shape) {
-    if (d <= 0) {
-      t.fail("err_invalid_shape", here(loc),
-             fmt::format("ndarray shape {} has a dimension of size {}; sizes must be positive", shape_str(shape), d));
+namespace {
+
+const char* buffer_name(buffer b) {
+  switch (b) {
+    case buffer::shared_hbm: return "shared_hbm";
+    case buffer::private_hbm: return "private_hbm";
+    case buffer::sbuf: return "sbuf";
+    case buffer::psum: return "psum";
+  }
+  return "?";
+}
+
+ir::Memory memory_of(buffer b) {
+  switch (b) {
+    case buffer::shared_hbm: return ir::Memory::shared_hbm;
+    case buffer::private_hbm: return ir::Memory::private_hbm;
+    case buffer::sbuf: return ir::Memory::sbuf;
+    case buffer::psum: return ir::Memory::psum;
+  }
+  return ir::Memory::sbuf;
+}
+
+/** A tile used where it is visible: not after the loop it was created in. */
+void check_tile_scope(Trace& t, int tile, const SourceLoc& loc) {
+  const int scope = t.tile_scope(tile);
+  if (!t.in_scope(scope)) {
+    const ir::LoopInfo& l = t.ir().loops.at(static_cast<std::size_t>(scope));
+    t.fail("err_local_variable_used_out_of_scope", loc,
+           fmt::format("tile %t{} was created inside the loop at {}:{} and is used after that loop ended; "
+                       "allocate a buffer outside the loop and write the tile into it",
+                       tile, l.loc.file, l.loc.line));
+  }
+}
+
+void check_tensor_scope(Trace& t, int tensor, const SourceLoc& loc) {
+  const int scope = t.tensor_scope(tensor);
+  if (!t.in_scope(scope)) {
+    const ir::LoopInfo& l = t.ir().loops.at(static_cast<std::size_t>(scope));
+    t.fail("err_local_variable_used_out_of_scope", loc,
+           fmt::format("tensor {} was allocated inside the loop at {}:{} and is used after that loop ended",
+                       t.ir().tensors.at(tensor).name, l.loc.file, l.loc.line));
+  }
+}
+
+tensor allocate(const shape_spec& spec, DType dtype, buffer buf, const std::string& name, std::optional<double> fill,
+                const char* op, source_location sl) {
+  Trace& t = Trace::current(op, sl);
+  const SourceLoc loc = here(sl);
+  Shape shape;
+  int par = -1;
+  for (std::size_t d = 0; d < spec.dims.size(); ++d) {
+    const dim& x = spec.dims[d];
+    if (x.size <= 0) {
+      std::vector<std::int64_t> sizes;
+      for (const dim& y : spec.dims) sizes.push_back(y.size);
+      t.fail("err_invalid_shape", loc,
+             fmt::format("nl::{} shape {} has a dimension of size {}; sizes must be positive", op, shape_str(sizes),
+                         x.size));
+    }
+    if (x.partition) {
+      if (par >= 0) {
+        t.fail("err_invalid_shape", loc,
+               fmt::format("nl::{} shape marks dimensions {} and {} with par_dim; an array has one partition dimension",
+                           op, par, d));
+      }
+      par = static_cast<int>(d);
+    }
+    shape.push_back(x.size);
+  }
+  if (shape.empty()) t.fail("err_invalid_shape", loc, fmt::format("nl::{} needs a shape of at least one dimension", op));
+  const ir::Memory mem = memory_of(buf);
+  if (par >= 0 && ir::is_hbm(mem)) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("par_dim marks the partition dimension of an on-chip array; {} is in HBM", buffer_name(buf)));
+  }
+  if (par < 0) par = 0;
+  if (mem == ir::Memory::shared_hbm && t.innermost_loop() >= 0) {
+    t.fail("err_shared_hbm_must_in_kernel_level", loc,
+           fmt::format("nl::{}(..., buffer=shared_hbm) inside a loop; shared_hbm tensors are allocated at the top "
+                       "level of the kernel",
+                       op));
+  }
+  if (!ir::is_hbm(mem)) {
+    if (shape[static_cast<std::size_t>(par)] > tile_limits::pmax) {
+      t.fail("err_num_partition_exceed_arch_limit", loc,
+             fmt::format("number of partitions {} exceeds architecture limitation of {} (nl::{} in {})",
+                         shape[static_cast<std::size_t>(par)], tile_limits::pmax, op, buffer_name(buf)));
+    }
+    std::int64_t per_partition = dtype_bytes(dtype);
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      if (static_cast<int>(d) != par) per_partition *= shape[d];
+    const std::int64_t limit = mem == ir::Memory::psum ? tile_limits::psum_partition_bytes : tile_limits::sbuf_partition_bytes;
+    if (per_partition > limit) {
+      t.fail("err_size_of_dimension_exceed_arch_limit", loc,
+             fmt::format("nl::{} of {} {} in {} needs {} bytes per partition; {} has {} bytes per partition", op,
+                         dtype_name(dtype), shape_str(shape), buffer_name(buf), per_partition, buffer_name(buf), limit));
     }
   }
-  const int id = t.add_tensor(name, shape, dtype, ir::Memory::shared_hbm, here(loc));
-  t.ir().outputs.push_back(id);
+  const int id = t.add_tensor(name, shape, dtype, mem, loc);
+  ir::TensorDecl& decl = t.ir().tensors[static_cast<std::size_t>(id)];
+  decl.par_dim = par;
+  decl.fill = fill;
+  if (mem == ir::Memory::shared_hbm) t.ir().outputs.push_back(id);
+  if (ir::is_per_instance(mem)) t.emit(ir::AllocOp{id, loc});
   return tensor(id);
 }
 
+struct like_info {
+  Shape shape;
+  DType dtype;
+};
+like_info like_of(const operand& like, const char* op, source_location sl) {
+  Trace& t = Trace::current(op, sl);
+  if (like.is_scalar()) {
+    t.fail("err_invalid_shape", here(sl), fmt::format("nl::{} needs a tensor or tile to take its shape from", op));
+  }
+  const ir::TileInfo& ti = t.ir().tiles.at(static_cast<std::size_t>(like.tile_id));
+  return {ti.shape, ti.dtype};
+}
+
+}  // namespace
+
+tensor ndarray(const shape_spec& shape, DType dtype, buffer buf, const std::string& name, source_location loc) {
+  return allocate(shape, dtype, buf, name, std::nullopt, "ndarray", loc);
+}
+tensor zeros(const shape_spec& shape, DType dtype, buffer buf, const std::string& name, source_location loc) {
+  return allocate(shape, dtype, buf, name, 0.0, "zeros", loc);
+}
+tensor ones(const shape_spec& shape, DType dtype, buffer buf, const std::string& name, source_location loc) {
+  return allocate(shape, dtype, buf, name, 1.0, "ones", loc);
+}
+tensor full(const shape_spec& shape, double value, DType dtype, buffer buf, const std::string& name,
+            source_location loc) {
+  return allocate(shape, dtype, buf, name, value, "full", loc);
+}
+tensor ndarray_like(const operand& like, buffer buf, source_location loc) {
+  const like_info l = like_of(like, "ndarray_like", loc);
+  return allocate(l.shape, l.dtype, buf, "", std::nullopt, "ndarray_like", loc);
+}
+tensor zeros_like(const operand& like, buffer buf, source_location loc) {
+  const like_info l = like_of(like, "zeros_like", loc);
+  return allocate(l.shape, l.dtype, buf, "", 0.0, "zeros_like", loc);
+}
+tensor ones_like(const operand& like, buffer buf, source_location loc) {
+  const like_info l = like_of(like, "ones_like", loc);
+  return allocate(l.shape, l.dtype, buf, "", 1.0, "ones_like", loc);
+}
+tensor full_like(const operand& like, double value, buffer buf, source_location loc) {
+  const like_info l = like_of(like, "full_like", loc);
+  return allocate(l.shape, l.dtype, buf, "", value, "full_like", loc);
+}
+
+// ---- loops ----
+
+loop_range::loop_range(ir::LoopKind kind, std::int64_t trip, source_location loc) : var_(0) {
+  Trace& t = Trace::current(ir::loop_kind_name(kind), loc);
+  if (trip <= 0) {
+    t.fail("err_invalid_loop_range", here(loc),
+           fmt::format("nl::{}({}): the trip count must be positive", ir::loop_kind_name(kind), trip));
+  }
+  loop_ = t.open_loop(kind, trip, here(loc));
+  var_ = index(ir::IndexExpr::symbol({ir::Sym::Kind::loop, loop_}), here(loc));
+  trace_ = &t;
+}
+
+loop_range::~loop_range() {
+  // While an error unwinds, the trace is being abandoned: leave it as it is.
+  if (trace_ != nullptr && Trace::active() == trace_ && std::uncaught_exceptions() == 0)
+    static_cast<Trace*>(trace_)->close_loop(loop_);
+}
+
+// ---- accesses ----
+
 namespace {
 
-/** Resolves tensor[indices] into an IR access: one index per dimension, broadcast to a tile shape. */
+const char* subscript_kind(const index_arg& s) {
+  return s.k == index_arg::kind::value ? (s.expr.shape.empty() ? "integer" : "index array")
+                                       : (s.k == index_arg::kind::slice ? "slice" : "_");
+}
+
+/** Resolves tensor[subscripts] into an IR access: one index per dimension, broadcast to a tile shape. */
 ir::Access make_access(Trace& t, const access& a) {
-  const ir::TensorDecl& decl = t.ir().tensors.at(a.tensor);
-  const SourceLoc loc = here(a.loc);
-  if (a.indices.size() != decl.shape.size()) {
+  const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(a.tensor()));
+  const SourceLoc loc = here(a.loc());
+  check_tensor_scope(t, a.tensor(), loc);
+  std::vector<index_arg> subs = a.subscripts();
+  if (subs.size() > decl.shape.size()) {
     t.fail("err_index_rank_mismatch", loc,
            fmt::format("tensor {} of shape {} has {} dimensions but was indexed with {}", decl.name,
-                       shape_str(decl.shape), decl.shape.size(), a.indices.size()));
+                       shape_str(decl.shape), decl.shape.size(), subs.size()));
   }
-  ir::Access out{a.tensor, a.indices, {}, loc};
-  Shape shape;
-  for (const ir::IndexExpr& e : a.indices) {
-    if (e.unexpanded_arange) {
+  while (subs.size() < decl.shape.size()) subs.emplace_back(_, a.loc());  // trailing dims: whole
+  int slices = 0, arrays = 0;
+  const index_arg* first_slice = nullptr;
+  const index_arg* first_array = nullptr;
+  for (const index_arg& s : subs) {
+    if (s.k == index_arg::kind::value && s.expr.unexpanded_arange) {
       t.fail("err_1d_arange_not_supported", loc,
              fmt::format("tensor {} is indexed with a 1-D arange({}); expand it with [_, newaxis] or [newaxis, _]",
-                         decl.name, *e.unexpanded_arange));
+                         decl.name, *s.expr.unexpanded_arange));
     }
-    auto b = ir::broadcast_shapes(shape, e.shape);
-    if (!b) {
-      t.fail("err_index_shape_mismatch", loc,
-             fmt::format("indices of tensor {} have shapes that do not broadcast: {} and {}", decl.name,
-                         shape_str(shape), shape_str(e.shape)));
+    if (s.k != index_arg::kind::value) {
+      ++slices;
+      if (!first_slice) first_slice = &s;
+    } else if (!s.expr.shape.empty()) {
+      ++arrays;
+      if (!first_array) first_array = &s;
     }
-    shape = *b;
+  }
+  if (slices > 0 && arrays > 0) {
+    t.fail("err_unsupported_mixing_basic_advanced_tensor_indexing", loc,
+           fmt::format("tensor {} is indexed with both a {} and an index array of shape {}; use only slices "
+                       "(nl::ds, _) or only index arrays (arange, mgrid) in one access",
+                       decl.name, subscript_kind(*first_slice), shape_str(first_array->expr.shape)));
+  }
+  ir::Access out{a.tensor(), {}, {}, loc};
+  Shape shape;
+  if (slices > 0) {
+    // Basic indexing: each slice becomes the next tile dimension; integers select.
+    std::vector<int> axis_of(subs.size(), -1);
+    for (std::size_t d = 0; d < subs.size(); ++d) {
+      if (subs[d].k == index_arg::kind::value) continue;
+      axis_of[d] = static_cast<int>(shape.size());
+      const std::int64_t size = subs[d].k == index_arg::kind::all ? decl.shape[d] : subs[d].size;
+      if (size <= 0) {
+        t.fail("err_invalid_slice", loc,
+               fmt::format("slice of dimension {} of tensor {} has size {}; sizes must be positive", d, decl.name,
+                           size));
+      }
+      shape.push_back(size);
+    }
+    for (std::size_t d = 0; d < subs.size(); ++d) {
+      ir::IndexExpr e = subs[d].k == index_arg::kind::all ? ir::IndexExpr{} : subs[d].expr;
+      if (!e.shape.empty()) {
+        t.fail("err_unsupported_mixing_basic_advanced_tensor_indexing", loc,
+               fmt::format("the start of a slice of tensor {} is an index array of shape {}; a slice starts at a "
+                           "scalar index",
+                           decl.name, shape_str(e.shape)));
+      }
+      if (axis_of[d] >= 0) {
+        ir::IndexExpr ax = ir::IndexExpr::symbol({ir::Sym::Kind::axis, axis_of[d]});
+        ax.shape = Shape(shape.size(), 1);
+        ax.shape[static_cast<std::size_t>(axis_of[d])] = shape[static_cast<std::size_t>(axis_of[d])];
+        if (ax.shape[static_cast<std::size_t>(axis_of[d])] == 1) ax.terms.clear();
+        e = ir::add(e, ax);
+      }
+      out.indices.push_back(std::move(e));
+    }
+  } else {
+    for (const index_arg& s : subs) {
+      auto b = ir::broadcast_shapes(shape, s.expr.shape);
+      if (!b) {
+        t.fail("err_index_shape_mismatch", loc,
+               fmt::format("indices of tensor {} have shapes that do not broadcast: {} and {}", decl.name,
+                           shape_str(shape), shape_str(s.expr.shape)));
+      }
+      shape = *b;
+      out.indices.push_back(s.expr);
+    }
   }
   if (shape.empty()) shape = {1};
   out.shape = shape;
   return out;
 }
 
-tile binary(ir::BinaryKind kind, const operand& a, const operand& b) {
-  Trace& t = Trace::current(ir::binary_name(kind), a.loc);
-  const SourceLoc loc = here(a.loc);
-  if (a.tile_id < 0 && b.tile_id < 0) {
-    t.fail("err_scalar_only_operation", loc,
-           fmt::format("nl::{} needs at least one tile operand, got two scalars", ir::binary_name(kind)));
+ir::Predicate checked_mask(Trace& t, const predicate& m, const Shape& shape, const char* op, const SourceLoc& loc) {
+  for (const ir::Condition& c : m.ir().all) {
+    auto b = ir::broadcast_shapes(shape, c.expr.shape);
+    if (!c.expr.shape.empty() && (!b || *b != shape)) {
+      t.fail("err_mask_shape_mismatch", loc,
+             fmt::format("the mask of nl::{} has shape {}; the tile has shape {}", op, shape_str(c.expr.shape),
+                         shape_str(shape)));
+    }
+  }
+  return m.ir();
+}
+
+const ir::TileInfo& tile_info(Trace& t, int id) { return t.ir().tiles.at(static_cast<std::size_t>(id)); }
+
+ir::Operand to_ir(Trace& t, const operand& o, const SourceLoc& loc) {
+  if (!o.is_scalar()) check_tile_scope(t, o.tile_id, loc);
+  return {o.tile_id, o.scalar, o.scalar_is_float};
+}
+
+/** The tile read from an on-chip window, where it is used. */
+int read_window(Trace& t, const access& a, const SourceLoc& loc) {
+  const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(a.tensor()));
+  if (ir::is_hbm(decl.memory)) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("tensor {} is in {}: compute ops read SBUF or PSUM; bring it on chip with nl::load first",
+                       decl.name, ir::memory_name(decl.memory)));
+  }
+  ir::Access acc = make_access(t, a);
+  const int result = t.add_tile(acc.shape, decl.dtype, decl.memory);
+  t.emit(ir::LoadOp{result, std::move(acc), {}, loc});
+  return result;
+}
+
+/** The shape ops broadcast to: equal partitions, free dims broadcast. */
+Shape broadcast_operands(Trace& t, std::initializer_list<const operand*> ops, const char* op, const SourceLoc& loc) {
+  Shape shape;
+  const operand* first = nullptr;
+  for (const operand* o : ops) {
+    if (o->is_scalar()) continue;
+    const ir::TileInfo& ti = tile_info(t, o->tile_id);
+    if (first) {
+      const Shape& fs = tile_info(t, first->tile_id).shape;
+      if (fs[0] != ti.shape[0]) {
+        t.fail("err_num_partition_mismatch", loc,
+               fmt::format("nl::{} operands have {} and {} partitions; tiles broadcast along free dimensions only", op,
+                           fs[0], ti.shape[0]));
+      }
+      auto s = ir::broadcast_shapes(shape, ti.shape);
+      if (!s) {
+        t.fail("err_free_dim_mismatch", loc,
+               fmt::format("nl::{} operand shapes {} and {} do not broadcast", op, shape_str(shape),
+                           shape_str(ti.shape)));
+      }
+      shape = *s;
+    } else {
+      first = o;
+      shape = ti.shape;
+    }
+  }
+  if (!first) {
+    t.fail("err_scalar_only_operation", loc, fmt::format("nl::{} needs at least one tile operand, got only scalars", op));
+  }
+  return shape;
+}
+
+/** The promoted dtype of tile and scalar operands. */
+DType promoted(Trace& t, std::initializer_list<const operand*> ops) {
+  std::optional<DType> d;
+  for (const operand* o : ops)
+    if (!o->is_scalar()) d = d ? promote(*d, tile_info(t, o->tile_id).dtype) : tile_info(t, o->tile_id).dtype;
+  for (const operand* o : ops)
+    if (o->is_scalar()) d = promote_scalar(*d, o->scalar_is_float);
+  return *d;
+}
+
+void check_partition_limit(Trace& t, const Shape& shape, const SourceLoc& loc) {
+  if (!shape.empty() && shape[0] > tile_limits::pmax) {
+    t.fail("err_num_partition_exceed_arch_limit", loc,
+           fmt::format("number of partitions {} exceeds architecture limitation of {}", shape[0], tile_limits::pmax));
+  }
+}
+
+tile binary(ir::BinaryKind kind, const operand& a, const operand& b, const op_options& o, source_location sl) {
+  Trace& t = Trace::current(ir::binary_name(kind), sl);
+  const SourceLoc loc = here(sl);
+  const Shape shape = broadcast_operands(t, {&a, &b}, ir::binary_name(kind), loc);
+  const DType dtype = o.dtype.value_or(promoted(t, {&a, &b}));
+  ir::BinaryOp op{-1, kind, to_ir(t, a, loc), to_ir(t, b, loc), checked_mask(t, o.mask, shape, ir::binary_name(kind), loc), loc};
+  op.result = t.add_tile(shape, dtype);
+  t.emit(std::move(op));
+  return tile(op.result);
+}
+
+tile activation_op(ir::ActKind kind, const operand& data, const operand& bias, const operand& scale,
+                   const op_options& o, const char* name, source_location sl) {
+  Trace& t = Trace::current(name, sl);
+  const SourceLoc loc = here(sl);
+  if (data.is_scalar()) {
+    t.fail("err_scalar_only_operation", loc, fmt::format("nl::{} needs a tile operand, got a scalar", name));
+  }
+  const Shape& shape = tile_info(t, data.tile_id).shape;
+  for (const operand* s : {&bias, &scale}) {
+    if (s->is_scalar()) continue;
+    const Shape& ss = tile_info(t, s->tile_id).shape;
+    if (ss[0] != shape[0]) {
+      t.fail("err_num_partition_mismatch", loc,
+             fmt::format("nl::{}: bias and scale tiles need {} partitions like the data, got {}", name, shape[0], ss[0]));
+    }
+    for (std::size_t d = 1; d < ss.size(); ++d) {
+      if (ss[d] != 1) {
+        t.fail("err_free_dim_mismatch", loc,
+               fmt::format("nl::{}: bias and scale are a scalar or a [P, 1] tile, got {}", name, shape_str(ss)));
+      }
+    }
+  }
+  const DType dtype = o.dtype.value_or(tile_info(t, data.tile_id).dtype);
+  ir::ActivationOp op{-1, kind, to_ir(t, data, loc), to_ir(t, scale, loc), to_ir(t, bias, loc),
+                      checked_mask(t, o.mask, shape, name, loc), loc};
+  op.result = t.add_tile(shape, dtype);
+  t.emit(std::move(op));
+  return tile(op.result);
+}
+
+tile reduce(ir::ReduceKind kind, const operand& x, const axes& a, std::optional<DType> dtype, const predicate& mask,
+            bool keepdims, source_location sl) {
+  const char* name = ir::reduce_name(kind);
+  Trace& t = Trace::current(name, sl);
+  const SourceLoc loc = here(sl);
+  if (x.is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("nl::{} needs a tile, got a scalar", name));
+  const ir::TileInfo& ti = tile_info(t, x.tile_id);
+  check_tile_scope(t, x.tile_id, loc);
+  std::vector<int> list = a.list;
+  std::sort(list.begin(), list.end());
+  list.erase(std::unique(list.begin(), list.end()), list.end());
+  for (int ax : list) {
+    if (ax == 0) {
+      t.fail("err_unsupported_reduction_axis", loc,
+             fmt::format("nl::{} over axis 0 of a tile of shape {}: axis 0 is the partition dimension; reductions "
+                         "run over free axes (1..{})",
+                         name, shape_str(ti.shape), ti.shape.size() - 1));
+    }
+    if (ax < 0 || ax >= static_cast<int>(ti.shape.size())) {
+      t.fail("err_unsupported_reduction_axis", loc,
+             fmt::format("nl::{} over axis {} of a tile of shape {}; valid free axes are 1..{}", name, ax,
+                         shape_str(ti.shape), ti.shape.size() - 1));
+    }
   }
   Shape shape;
-  DType dtype{};
-  if (a.tile_id >= 0 && b.tile_id >= 0) {
-    const ir::TileInfo& ta = t.ir().tiles.at(a.tile_id);
-    const ir::TileInfo& tb = t.ir().tiles.at(b.tile_id);
-    if (ta.shape[0] != tb.shape[0]) {
-      t.fail("err_num_partition_mismatch", loc,
-             fmt::format("nl::{} operands have {} and {} partitions; tiles broadcast along free dimensions only",
-                         ir::binary_name(kind), ta.shape[0], tb.shape[0]));
-    }
-    auto s = ir::broadcast_shapes(ta.shape, tb.shape);
-    if (!s) {
-      t.fail("err_free_dim_mismatch", loc,
-             fmt::format("nl::{} operand shapes {} and {} do not broadcast", ir::binary_name(kind),
-                         shape_str(ta.shape), shape_str(tb.shape)));
-    }
-    shape = *s;
-    dtype = promote(ta.dtype, tb.dtype);
-  } else {
-    const ir::TileInfo& ti = t.ir().tiles.at(a.tile_id >= 0 ? a.tile_id : b.tile_id);
-    shape = ti.shape;
-    dtype = ti.dtype;  // a scalar is weakly typed: the tile's dtype wins
+  for (std::size_t d = 0; d < ti.shape.size(); ++d) {
+    const bool reduced = std::find(list.begin(), list.end(), static_cast<int>(d)) != list.end();
+    if (!reduced) shape.push_back(ti.shape[d]);
+    else if (keepdims) shape.push_back(1);
   }
-  const int result = t.add_tile(shape, dtype);
-  t.emit(ir::BinaryOp{result, kind, {a.tile_id, a.scalar}, {b.tile_id, b.scalar}, loc});
-  return tile(result);
+  ir::ReduceOp op{-1, kind, x.tile_id, list, keepdims, checked_mask(t, mask, shape, name, loc), loc};
+  op.result = t.add_tile(shape, dtype.value_or(ti.dtype));
+  t.emit(std::move(op));
+  return tile(op.result);
+}
+
+/** A tile in SBUF (the Tensor engine reads its operands there). */
+int sbuf_tile(Trace& t, const operand& o, const char* op, const char* role, const SourceLoc& loc) {
+  if (o.is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("{}: the {} is a scalar; it must be a tile", op, role));
+  check_tile_scope(t, o.tile_id, loc);
+  const ir::TileInfo& ti = tile_info(t, o.tile_id);
+  if (ti.memory != ir::Memory::sbuf) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("{} reads its {} from SBUF; tile %t{} is in {}: copy it to SBUF with nl::copy first", op, role,
+                       o.tile_id, ir::memory_name(ti.memory)));
+  }
+  if (ti.shape.size() != 2) {
+    t.fail("err_unsupported_tile_rank", loc,
+           fmt::format("{}: the {} must be a 2-D tile [P, F], got shape {}", op, role, shape_str(ti.shape)));
+  }
+  return o.tile_id;
+}
+
+int transpose_op(Trace& t, int x, ir::Memory into, DType dtype, const char* op, const SourceLoc& loc) {
+  const Shape& s = tile_info(t, x).shape;
+  if (s[1] > tile_limits::pmax) {
+    t.fail("err_size_of_dimension_exceed_arch_limit", loc,
+           fmt::format("{} of a tile of shape {}: the free size {} becomes the partition count, at most {}", op,
+                       shape_str(s), s[1], tile_limits::pmax));
+  }
+  const int result = t.add_tile({s[1], s[0]}, dtype, into);
+  t.emit(ir::TransposeOp{result, x, loc});
+  return result;
+}
+
+tile matmul_op(Trace& t, int stationary, int moving, const predicate& mask, const char* op, const SourceLoc& loc) {
+  const Shape& st = tile_info(t, stationary).shape;
+  const Shape& mv = tile_info(t, moving).shape;
+  if (st[0] != mv[0]) {
+    t.fail("err_num_partition_mismatch", loc,
+           fmt::format("{}: the contraction (partition) sizes differ: stationary {} has K={}, moving {} has K={}", op,
+                       shape_str(st), st[0], shape_str(mv), mv[0]));
+  }
+  if (st[1] > tile_limits::gemm_stationary_fmax) {
+    t.fail("err_size_of_dimension_exceed_arch_limit", loc,
+           fmt::format("{}: stationary free size {} exceeds gemm_stationary_fmax {} (stationary shape {})", op, st[1],
+                       tile_limits::gemm_stationary_fmax, shape_str(st)));
+  }
+  if (mv[1] > tile_limits::gemm_moving_fmax) {
+    t.fail("err_size_of_dimension_exceed_arch_limit", loc,
+           fmt::format("{}: moving free size {} exceeds gemm_moving_fmax {} (moving shape {})", op, mv[1],
+                       tile_limits::gemm_moving_fmax, shape_str(mv)));
+  }
+  const Shape shape{st[1], mv[1]};
+  ir::MatmulOp m{-1, stationary, moving, checked_mask(t, mask, shape, op, loc), loc};
+  m.result = t.add_tile(shape, DType::fp32, ir::Memory::psum);
+  t.emit(std::move(m));
+  return tile(m.result);
 }
 
 }  // namespace
 
-tile load(const access& src, source_location loc) {
-  Trace& t = Trace::current("load", loc);
-  ir::Access a = make_access(t, src);
-  const int result = t.add_tile(a.shape, t.ir().tensors.at(src.tensor).dtype);
-  t.emit(ir::LoadOp{result, std::move(a), here(loc)});
-  return tile(result);
+operand::operand(const access& a, source_location l) : scalar(0), scalar_is_float(true), loc(l) {
+  Trace& t = Trace::current("read", l);
+  tile_id = read_window(t, a, here(l));
 }
 
-void store(const access& dst, const tile& value, source_location loc) {
-  Trace& t = Trace::current("store", loc);
+operand::operand(const tensor& x, source_location l) : operand(x.all(l), l) {}
+
+namespace {
+void write_window(const access& dst, const operand& value, bool accumulate, source_location sl) {
+  Trace& t = Trace::current(accumulate ? "+=" : "=", sl);
+  const SourceLoc loc = here(sl);
+  const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(dst.tensor()));
+  if (ir::is_hbm(decl.memory)) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("tensor {} is in {}: write HBM with nl::store; `=` and `+=` write on-chip arrays", decl.name,
+                       ir::memory_name(decl.memory)));
+  }
+  if (accumulate && decl.memory != ir::Memory::psum) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("`+=` accumulates into PSUM; tensor {} is in {}", decl.name, ir::memory_name(decl.memory)));
+  }
+  ir::Access acc = make_access(t, dst);
+  int v = value.tile_id;
+  if (value.is_scalar()) {  // a scalar fills the window
+    v = t.add_tile(acc.shape, decl.dtype);
+    t.emit(ir::ActivationOp{v, ir::ActKind::copy, {-1, value.scalar, value.scalar_is_float}, {-1, 1.0, true},
+                            {-1, 0.0, true}, {}, loc});
+  } else {
+    check_tile_scope(t, v, loc);
+  }
+  const Shape& vs = tile_info(t, v).shape;
+  if (vs[0] != acc.shape[0]) {
+    t.fail("err_num_partition_mismatch", loc,
+           fmt::format("writing a tile of {} partitions into a window of {} partitions of tensor {}", vs[0],
+                       acc.shape[0], decl.name));
+  }
+  auto b = ir::broadcast_shapes(acc.shape, vs);
+  if (!b || *b != acc.shape) {
+    t.fail("err_store_shape_mismatch", loc,
+           fmt::format("writing a tile of shape {} into a window of shape {} of tensor {}", shape_str(vs),
+                       shape_str(acc.shape), decl.name));
+  }
+  t.emit(ir::StoreOp{std::move(acc), v, {}, accumulate, loc});
+}
+}  // namespace
+
+access& access::operator=(const operand& value) {
+  write_window(*this, value, false, value.loc);
+  return *this;
+}
+access& access::operator=(const access& value) { return *this = operand(value, value.loc()); }
+access& access::operator=(const tile& value) { return *this = operand(value); }
+access& access::operator+=(const operand& value) {
+  write_window(*this, value, true, value.loc);
+  return *this;
+}
+
+// ---- data movement ----
+
+tile load(const access& src, const load_options& o, source_location sl) {
+  Trace& t = Trace::current("load", sl);
+  const SourceLoc loc = here(sl);
+  const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(src.tensor()));
+  if (!ir::is_hbm(decl.memory)) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("nl::load reads HBM; tensor {} is in {} (use it as an operand, or nl::copy it)", decl.name,
+                       ir::memory_name(decl.memory)));
+  }
+  ir::Access a = make_access(t, src);
+  const Shape shape = a.shape;
+  ir::LoadOp op{-1, std::move(a), checked_mask(t, o.mask, shape, "load", loc), loc};
+  op.result = t.add_tile(shape, decl.dtype);
+  const int loaded = op.result;
+  t.emit(std::move(op));
+  if (o.dtype && *o.dtype != decl.dtype) return copy(tile(loaded), {.dtype = o.dtype, .mask = {}}, sl);
+  return tile(loaded);
+}
+
+tile load(const tensor& src, const load_options& o, source_location loc) { return load(src.all(loc), o, loc); }
+
+void store(const access& dst, const operand& value, const store_options& o, source_location sl) {
+  Trace& t = Trace::current("store", sl);
+  const SourceLoc loc = here(sl);
+  const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(dst.tensor()));
+  if (!ir::is_hbm(decl.memory)) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("nl::store writes HBM; tensor {} is in {} (write on-chip arrays with `=`)", decl.name,
+                       ir::memory_name(decl.memory)));
+  }
+  if (decl.memory == ir::Memory::hbm_input) {
+    // Kernel arguments are read-only: outputs are allocated with ndarray(..., shared_hbm).
+  }
+  if (value.is_scalar()) {
+    t.fail("err_scalar_only_operation", loc, "nl::store writes a tile; got a scalar (fill a tile first)");
+  }
+  check_tile_scope(t, value.tile_id, loc);
   ir::Access a = make_access(t, dst);
-  const ir::TileInfo& v = t.ir().tiles.at(value.id());
+  const ir::TileInfo& v = tile_info(t, value.tile_id);
   if (v.shape[0] != a.shape[0]) {
-    t.fail("err_num_partition_mismatch", here(loc),
+    t.fail("err_num_partition_mismatch", loc,
            fmt::format("store of a tile with {} partitions into an access of {} partitions", v.shape[0], a.shape[0]));
   }
   auto b = ir::broadcast_shapes(a.shape, v.shape);
   if (!b || *b != a.shape) {
-    t.fail("err_store_shape_mismatch", here(loc),
+    t.fail("err_store_shape_mismatch", loc,
            fmt::format("store of a tile of shape {} into an access of shape {}", shape_str(v.shape),
                        shape_str(a.shape)));
   }
-  t.emit(ir::StoreOp{std::move(a), value.id(), here(loc)});
+  const Shape shape = a.shape;
+  t.emit(ir::StoreOp{std::move(a), value.tile_id, checked_mask(t, o.mask, shape, "store", loc), false, loc});
 }
 
-tile add(const operand& a, const operand& b) { return binary(ir::BinaryKind::add, a, b); }
-tile subtract(const operand& a, const operand& b) { return binary(ir::BinaryKind::subtract, a, b); }
-tile multiply(const operand& a, const operand& b) { return binary(ir::BinaryKind::multiply, a, b); }
-tile divide(const operand& a, const operand& b) { return binary(ir::BinaryKind::divide, a, b); }
-tile maximum(const operand& a, const operand& b) { return binary(ir::BinaryKind::maximum, a, b); }
-tile minimum(const operand& a, const operand& b) { return binary(ir::BinaryKind::minimum, a, b); }
+tile copy(const operand& x, const op_options& o, source_location loc) {
+  return activation_op(ir::ActKind::copy, x, 0.0, 1.0, o, "copy", loc);
+}
 
-tile operator+(const operand& a, const operand& b) { return add(a, b); }
-tile operator-(const operand& a, const operand& b) { return subtract(a, b); }
-tile operator*(const operand& a, const operand& b) { return multiply(a, b); }
-tile operator/(const operand& a, const operand& b) { return divide(a, b); }
+// ---- elementwise ----
+
+tile binary_fn::operator()(const operand& a, const operand& b, const op_options& o, source_location loc) const {
+  return binary(kind, a, b, o, loc);
+}
+tile unary_fn::operator()(const operand& x, const op_options& o, source_location loc) const {
+  return activation_op(kind, x, 0.0, 1.0, o, ir::act_name(kind), loc);
+}
+
+tile operator+(const operand& a, const operand& b) { return binary(ir::BinaryKind::add, a, b, {}, a.loc); }
+tile operator-(const operand& a, const operand& b) { return binary(ir::BinaryKind::subtract, a, b, {}, a.loc); }
+tile operator*(const operand& a, const operand& b) { return binary(ir::BinaryKind::multiply, a, b, {}, a.loc); }
+tile operator/(const operand& a, const operand& b) { return binary(ir::BinaryKind::divide, a, b, {}, a.loc); }
+
+tile where(const operand& cond, const operand& x, const operand& y, const op_options& o, source_location sl) {
+  Trace& t = Trace::current("where", sl);
+  const SourceLoc loc = here(sl);
+  if (cond.is_scalar()) t.fail("err_scalar_only_operation", loc, "nl::where needs a tile condition, got a scalar");
+  const Shape shape = broadcast_operands(t, {&cond, &x, &y}, "where", loc);
+  DType dtype;
+  if (x.is_scalar() && y.is_scalar()) dtype = promote_scalar(promote_scalar(DType::boolean, x.scalar_is_float), y.scalar_is_float);
+  else dtype = promoted(t, {&x, &y});
+  ir::SelectOp op{-1, to_ir(t, cond, loc), {}, to_ir(t, x, loc), to_ir(t, y, loc),
+                  checked_mask(t, o.mask, shape, "where", loc), loc};
+  op.result = t.add_tile(shape, o.dtype.value_or(dtype));
+  t.emit(std::move(op));
+  return tile(op.result);
+}
+
+// ---- reductions ----
+
+tile sum(const operand& x, const axes& a, const reduce_options& o, source_location loc) {
+  return reduce(ir::ReduceKind::sum, x, a, o.dtype, o.mask, o.keepdims, loc);
+}
+tile max(const operand& x, const axes& a, const reduce_options& o, source_location loc) {
+  return reduce(ir::ReduceKind::max, x, a, o.dtype, o.mask, o.keepdims, loc);
+}
+tile min(const operand& x, const axes& a, const reduce_options& o, source_location loc) {
+  return reduce(ir::ReduceKind::min, x, a, o.dtype, o.mask, o.keepdims, loc);
+}
+tile mean(const operand& x, const axes& a, const reduce_options& o, source_location loc) {
+  return reduce(ir::ReduceKind::mean, x, a, o.dtype, o.mask, o.keepdims, loc);
+}
+
+// ---- matmul and transpose ----
+
+tile matmul(const operand& x, const operand& y, bool transpose_x, const op_options& o, source_location sl) {
+  Trace& t = Trace::current("matmul", sl);
+  const SourceLoc loc = here(sl);
+  int stationary = sbuf_tile(t, x, "nl::matmul", "x operand", loc);
+  const int moving = sbuf_tile(t, y, "nl::matmul", "y operand", loc);
+  if (!transpose_x) {
+    // x is [M, K]: the Tensor engine wants it as [K, M]; transpose through PSUM and copy back to SBUF.
+    const int tp = transpose_op(t, stationary, ir::Memory::psum, tile_info(t, stationary).dtype, "nl::matmul", loc);
+    stationary = t.add_tile(tile_info(t, tp).shape, tile_info(t, tp).dtype);
+    t.emit(ir::ActivationOp{stationary, ir::ActKind::copy, {tp, 0, true}, {-1, 1.0, true}, {-1, 0.0, true}, {}, loc});
+  }
+  return matmul_op(t, stationary, moving, o.mask, "nl::matmul", loc);
+}
+
+tile transpose(const operand& x, const op_options& o, source_location sl) {
+  Trace& t = Trace::current("transpose", sl);
+  const SourceLoc loc = here(sl);
+  const int id = sbuf_tile(t, x, "nl::transpose", "operand", loc);
+  return tile(transpose_op(t, id, ir::Memory::sbuf, o.dtype.value_or(tile_info(t, id).dtype), "nl::transpose", loc));
+}
 
 }  // namespace nki::language
+
+namespace nki::isa {
+
+using nl::here;
+
+nl::tile nc_matmul(const nl::operand& stationary, const nl::operand& moving, const nl::op_options& o,
+                   std::source_location sl) {
+  Trace& t = Trace::current("nc_matmul", sl);
+  const SourceLoc loc = here(sl);
+  const int st = nl::sbuf_tile(t, stationary, "isa::nc_matmul", "stationary operand", loc);
+  const int mv = nl::sbuf_tile(t, moving, "isa::nc_matmul", "moving operand", loc);
+  return nl::matmul_op(t, st, mv, o.mask, "isa::nc_matmul", loc);
+}
+
+nl::tile nc_transpose(const nl::operand& x, const nl::op_options& o, std::source_location sl) {
+  Trace& t = Trace::current("nc_transpose", sl);
+  const SourceLoc loc = here(sl);
+  const int id = nl::sbuf_tile(t, x, "isa::nc_transpose", "operand", loc);
+  return nl::tile(
+      nl::transpose_op(t, id, ir::Memory::psum, o.dtype.value_or(nl::tile_info(t, id).dtype), "isa::nc_transpose", loc));
+}
+
+nl::tile activation(const nl::unary_fn& op, const nl::operand& data, const nl::operand& bias, const nl::operand& scale,
+                    const nl::op_options& o, std::source_location loc) {
+  return nl::activation_op(op.kind, data, bias, scale, o, "isa::activation", loc);
+}
+
+nl::tile tensor_tensor(const nl::operand& data1, const nl::operand& data2, const nl::binary_fn& op,
+                       const nl::op_options& o, std::source_location loc) {
+  return nl::binary(op.kind, data1, data2, o, loc);
+}
+
+namespace {
+void check_scalar_operand(Trace& t, const nl::operand& data, const nl::operand& s, const SourceLoc& loc) {
+  if (s.is_scalar()) return;
+  const Shape& ds = t.ir().tiles.at(static_cast<std::size_t>(data.tile_id)).shape;
+  const Shape& ss = t.ir().tiles.at(static_cast<std::size_t>(s.tile_id)).shape;
+  bool ok = ss[0] == ds[0];
+  for (std::size_t d = 1; d < ss.size(); ++d) ok = ok && ss[d] == 1;
+  if (!ok) {
+    t.fail("err_free_dim_mismatch", loc,
+           fmt::format("isa::tensor_scalar: an operand is a scalar or a [{}, 1] tile, got {}", ds[0], shape_str(ss)));
+  }
+}
+}  // namespace
+
+nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
+                       const nl::op_options& o, std::source_location sl) {
+  Trace& t = Trace::current("tensor_scalar", sl);
+  if (data.is_scalar()) t.fail("err_scalar_only_operation", here(sl), "isa::tensor_scalar needs a tile, got a scalar");
+  check_scalar_operand(t, data, operand0, here(sl));
+  return nl::binary(op0.kind, data, operand0, {.dtype = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype), .mask = o.mask}, sl);
+}
+
+nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
+                       const nl::binary_fn& op1, const nl::operand& operand1, const nl::op_options& o,
+                       std::source_location sl) {
+  Trace& t = Trace::current("tensor_scalar", sl);
+  if (data.is_scalar()) t.fail("err_scalar_only_operation", here(sl), "isa::tensor_scalar needs a tile, got a scalar");
+  check_scalar_operand(t, data, operand0, here(sl));
+  check_scalar_operand(t, data, operand1, here(sl));
+  const DType out = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype);
+  // The engine keeps the intermediate in fp32: only the final result is rounded.
+  nl::tile mid = nl::binary(op0.kind, data, operand0, {.dtype = DType::fp32, .mask = o.mask}, sl);
+  return nl::binary(op1.kind, mid, operand1, {.dtype = out, .mask = o.mask}, sl);
+}
+
+nl::tile tensor_reduce(const nl::operand& data, const nl::binary_fn& op, const nl::axes& axis, bool keepdims,
+                       const nl::op_options& o, std::source_location sl) {
+  ir::ReduceKind kind;
+  switch (op.kind) {
+    case ir::BinaryKind::add: kind = ir::ReduceKind::sum; break;
+    case ir::BinaryKind::maximum: kind = ir::ReduceKind::max; break;
+    case ir::BinaryKind::minimum: kind = ir::ReduceKind::min; break;
+    default:
+      Trace::current("tensor_reduce", sl)
+          .fail("err_unsupported_reduction_op", here(sl),
+                fmt::format("isa::tensor_reduce with op {}; supported are add, maximum, minimum", ir::binary_name(op.kind)));
+  }
+  return nl::reduce(kind, data, axis, o.dtype, o.mask, keepdims, sl);
+}
+
+nl::tile iota(const nl::index& expr, DType dtype, const nl::op_options& o, std::source_location sl) {
+  Trace& t = Trace::current("iota", sl);
+  const SourceLoc loc = here(sl);
+  if (expr.expr().unexpanded_arange) {
+    t.fail("err_1d_arange_not_supported", loc,
+           fmt::format("isa::iota of a 1-D arange({}); expand it with [_, newaxis] or [newaxis, _]",
+                       *expr.expr().unexpanded_arange));
+  }
+  Shape shape = expr.shape();
+  if (shape.empty()) shape = {1};
+  nl::check_partition_limit(t, shape, loc);
+  ir::IotaOp op{-1, expr.expr(), nl::checked_mask(t, o.mask, shape, "iota", loc), loc};
+  op.result = t.add_tile(shape, dtype);
+  t.emit(std::move(op));
+  return nl::tile(op.result);
+}
+
+nl::tile affine_select(const nl::predicate& pred, const nl::operand& on_true, const nl::operand& on_false_value,
+                       const nl::op_options& o, std::source_location sl) {
+  Trace& t = Trace::current("affine_select", sl);
+  const SourceLoc loc = here(sl);
+  const Shape shape = nl::broadcast_operands(t, {&on_true, &on_false_value}, "affine_select", loc);
+  const DType dtype = o.dtype.value_or(nl::promoted(t, {&on_true, &on_false_value}));
+  ir::SelectOp op{-1, {-1, 1.0, true}, nl::checked_mask(t, pred, shape, "affine_select", loc),
+                  nl::to_ir(t, on_true, loc), nl::to_ir(t, on_false_value, loc),
+                  nl::checked_mask(t, o.mask, shape, "affine_select", loc), loc};
+  op.result = t.add_tile(shape, dtype);
+  t.emit(std::move(op));
+  return nl::tile(op.result);
+}
+
+void memset(const nl::access& dst, double value, std::source_location loc) {
+  nl::write_window(dst, nl::operand(value, loc), false, loc);
+}
+
+}  // namespace nki::isa

@@ -3,6 +3,8 @@
 
 #include "nki/trace.h"
 
+#include <algorithm>
+
 namespace nki {
 
 namespace {
@@ -33,12 +35,38 @@ int Trace::add_tensor(std::string name, Shape shape, DType dtype, ir::Memory mem
   const int id = static_cast<int>(ir_.tensors.size());
   if (name.empty()) name = fmt::format("tensor{}", id);  // tiles print as %tN; tensors never collide
   ir_.tensors.push_back({id, std::move(name), std::move(shape), dtype, memory, std::move(loc)});
+  tensor_scope_.push_back(innermost_loop());
   return id;
 }
 
-int Trace::add_tile(Shape shape, DType dtype) {
-  ir_.tiles.push_back({std::move(shape), dtype});
+int Trace::add_tile(Shape shape, DType dtype, ir::Memory memory) {
+  ir_.tiles.push_back({std::move(shape), dtype, memory});
+  tile_scope_.push_back(innermost_loop());
   return static_cast<int>(ir_.tiles.size()) - 1;
+}
+
+int Trace::open_loop(ir::LoopKind kind, std::int64_t trip, SourceLoc loc) {
+  const int id = static_cast<int>(ir_.loops.size());
+  ir_.loops.push_back({trip, kind, innermost_loop(), loc});
+  open_loop_ops_.push_back(static_cast<int>(ir_.body.size()));
+  emit(ir::LoopOp{id, -1, std::move(loc)});
+  open_loops_.push_back(id);
+  return id;
+}
+
+void Trace::close_loop(int loop) {
+  if (open_loops_.empty() || open_loops_.back() != loop) {
+    throw InternalError(fmt::format("{}: loop {} closed out of order", ir_.name, loop));
+  }
+  open_loops_.pop_back();
+  const int begin = open_loop_ops_.back();
+  open_loop_ops_.pop_back();
+  std::get<ir::LoopOp>(ir_.body[static_cast<std::size_t>(begin)]).end = static_cast<int>(ir_.body.size());
+  emit(ir::LoopEndOp{loop});
+}
+
+bool Trace::in_scope(int loop) const {
+  return loop < 0 || std::find(open_loops_.begin(), open_loops_.end(), loop) != open_loops_.end();
 }
 
 void Trace::fail(const char* name, const SourceLoc& loc, std::string detail) const {

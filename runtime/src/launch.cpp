@@ -6,11 +6,13 @@
 #include <atomic>
 #include <exception>
 #include <latch>
+#include <optional>
 #include <thread>
 
 #include "nki/ir/kernel_ir.h"
 #include "nki/ir/passes.h"
 #include "nki/kernel.h"
+#include "nki/trace.h"
 #include "program.h"
 
 namespace nki {
@@ -33,6 +35,12 @@ void allow_workers(int workers) {
     control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, want);
     allowed = want;
   }
+}
+
+/** Every element of `t` set to `v` (zeros / ones / full in shared_hbm, before any instance runs). */
+void fill_tensor(Tensor& t, double v) {
+  const int bytes = dtype_bytes(t.dtype());
+  for (std::int64_t i = 0; i < t.elements(); ++i) store_element(t.data() + i * bytes, t.dtype(), v);
 }
 
 std::string pid_str(const std::vector<std::int64_t>& pid) { return fmt::format("[{}]", fmt::join(pid, ",")); }
@@ -137,6 +145,12 @@ BoundLaunch::BoundLaunch(const Kernel& k, GridSpec grid)
 
 LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   const Kernel& k = *kernel_;
+  if (Trace* outer = Trace::active()) {
+    throw UserError("err_nested_kernel_with_spmd_grid", outer->ir().name, {},
+                    fmt::format("kernel {} is launched while kernel {} is being traced; a kernel cannot launch "
+                                "another kernel with a grid (call a plain C++ helper instead)",
+                                k.name(), outer->ir().name));
+  }
   if (args.size() != k.arity()) {
     throw UserError("err_argument_count", k.name(), {},
                     fmt::format("the kernel takes {} tensors, {} were passed", k.arity(), args.size()));
@@ -177,22 +191,25 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   }
 
   // Bind every tensor of the IR: arguments as given, ndarrays freshly allocated in HBM.
-  std::vector<Tensor> storage;
-  storage.reserve(ir.tensors.size());
+  // Per-instance tensors (SBUF, PSUM, private HBM) belong to each core's runner.
+  std::vector<std::optional<Tensor>> storage(ir.tensors.size());
+  std::vector<TensorBinding> bindings;
   for (const ir::TensorDecl& t : ir.tensors) {
     if (t.memory == ir::Memory::hbm_input) {
       const auto pos = std::find(ir.params.begin(), ir.params.end(), t.id) - ir.params.begin();
-      storage.push_back(args[static_cast<std::size_t>(pos)]);
-    } else {
-      storage.emplace_back(t.shape, t.dtype, device);
+      storage[static_cast<std::size_t>(t.id)] = args[static_cast<std::size_t>(pos)];
+    } else if (t.memory == ir::Memory::shared_hbm) {
+      Tensor& out = storage[static_cast<std::size_t>(t.id)].emplace(t.shape, t.dtype, device);
+      if (t.fill) fill_tensor(out, *t.fill);
     }
+    const std::optional<Tensor>& s = storage[static_cast<std::size_t>(t.id)];
+    bindings.push_back(s ? TensorBinding{const_cast<std::byte*>(s->data()), s->shape(), s->strides(), s->dtype()}
+                         : TensorBinding{nullptr, t.shape, row_major_strides(t.shape), t.dtype});
   }
-  std::vector<TensorBinding> bindings;
-  for (Tensor& t : storage) bindings.push_back({t.data(), t.shape(), t.strides(), t.dtype()});
 
   run_on_cores(*program, bindings, result.cores);
 
-  for (int id : ir.outputs) result.outputs.push_back(storage[static_cast<std::size_t>(id)]);
+  for (int id : ir.outputs) result.outputs.push_back(*storage[static_cast<std::size_t>(id)]);
   return result;
 }
 

@@ -1,6 +1,9 @@
 /** \file The reference interpreter: the IR executed op by op in plain C++, every index checked. */
 #include <fmt/format.h>
 
+#include <cmath>
+#include <limits>
+
 #include "nki/error.h"
 #include "program.h"
 
@@ -20,13 +23,21 @@ bool next_coord(std::vector<std::int64_t>& c, const Shape& shape) {
 class ReferenceRunner final : public CoreRunner {
  public:
   ReferenceRunner(const ir::KernelIR& ir, std::vector<TensorBinding> tensors)
-      : ir_(ir), tensors_(std::move(tensors)), tiles_(ir.tiles.size()) {}
+      : ir_(ir), tensors_(std::move(tensors)), tiles_(ir.tiles.size()), loop_(ir.loops.size(), 0) {
+    // Per-instance tensors (SBUF, PSUM, private HBM) are this core's own memory.
+    for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {
+      const ir::TensorDecl& t = ir_.tensors[i];
+      if (!ir::is_per_instance(t.memory)) continue;
+      own_.emplace_back(static_cast<std::size_t>(shape_elements(t.shape) * dtype_bytes(t.dtype)));
+      tensors_[i] = {own_.back().data(), t.shape, row_major_strides(t.shape), t.dtype};
+    }
+  }
 
   void run_batch(std::span<const std::int64_t> pid, std::int64_t count) override {
     std::vector<std::int64_t> current(pid.begin(), pid.end());
     for (std::int64_t i = 0; i < count; ++i) {
       pid_ = current;
-      for (const ir::Op& op : ir_.body) std::visit([this](const auto& o) { exec(o); }, op);
+      run(0, ir_.body.size());
       if (!current.empty()) ++current.back();
     }
   }
@@ -34,69 +45,212 @@ class ReferenceRunner final : public CoreRunner {
  private:
   const ir::KernelIR& ir_;
   std::vector<TensorBinding> tensors_;
-  std::vector<std::vector<float>> tiles_;  ///< values already rounded to each tile's dtype
-  std::span<const std::int64_t> pid_;
+  std::vector<std::vector<std::byte>> own_;
+  std::vector<std::vector<double>> tiles_;  ///< exact values of each tile's dtype
+  std::vector<std::int64_t> pid_;
+  std::vector<std::int64_t> loop_;          ///< current value of each loop variable
 
-  /** Byte address of the element an access reaches at tile coordinate `c`. */
+  void run(std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (const auto* l = std::get_if<ir::LoopOp>(&ir_.body[i])) {
+        const std::size_t stop = static_cast<std::size_t>(l->end);
+        const std::int64_t trip = ir_.loops[static_cast<std::size_t>(l->loop)].trip;
+        for (std::int64_t it = 0; it < trip; ++it) {
+          loop_[static_cast<std::size_t>(l->loop)] = it;
+          run(i + 1, stop);
+        }
+        i = stop;  // the LoopEndOp
+        continue;
+      }
+      std::visit([this](const auto& o) { exec(o); }, ir_.body[i]);
+    }
+  }
+
+  std::int64_t eval(const ir::IndexExpr& e, const std::vector<std::int64_t>& c) const {
+    std::int64_t v = e.constant;
+    for (const ir::Term& term : e.terms) {
+      std::int64_t s = 0;
+      switch (term.sym.kind) {
+        case ir::Sym::Kind::program_id: s = pid_[static_cast<std::size_t>(term.sym.index)]; break;
+        case ir::Sym::Kind::loop: s = loop_[static_cast<std::size_t>(term.sym.index)]; break;
+        case ir::Sym::Kind::axis:
+          s = e.shape[static_cast<std::size_t>(term.sym.index)] == 1 ? 0 : c[static_cast<std::size_t>(term.sym.index)];
+          break;
+      }
+      v += term.coeff * s;
+    }
+    return v;
+  }
+
+  bool holds(const ir::Predicate& p, const std::vector<std::int64_t>& c) const {
+    for (const ir::Condition& cond : p.all) {
+      const std::int64_t v = eval(cond.expr, c);
+      if (cond.not_equal ? v == 0 : v < 0) return false;
+    }
+    return true;
+  }
+
+  std::string where() const {
+    std::string s = fmt::format("instance [{}]", fmt::join(pid_, ","));
+    for (std::size_t l = 0; l < loop_.size(); ++l) s += fmt::format(" l{}={}", l, loop_[l]);
+    return s;
+  }
+
+  /** Byte address of the element an access reaches at tile coordinate `c`; out of bounds is the user's error. */
   std::byte* element(const ir::Access& a, const std::vector<std::int64_t>& c) const {
-    const TensorBinding& t = tensors_[a.tensor];
+    const TensorBinding& t = tensors_[static_cast<std::size_t>(a.tensor)];
     std::int64_t offset = 0;
     for (std::size_t d = 0; d < a.indices.size(); ++d) {
-      const ir::IndexExpr& e = a.indices[d];
-      std::int64_t v = e.constant;
-      for (const ir::Term& term : e.terms) {
-        const std::int64_t s = term.sym.kind == ir::Sym::Kind::program_id ? pid_[term.sym.index]
-                                                                           : (e.shape[term.sym.index] == 1 ? 0 : c[term.sym.index]);
-        v += term.coeff * s;
-      }
+      const std::int64_t v = eval(a.indices[d], c);
       if (v < 0 || v >= t.shape[d]) {
-        throw InternalError(fmt::format("{}: access to {} out of bounds on dimension {} at index {} (validation "
-                                        "should have rejected it)",
-                                        ir_.name, ir_.tensors[a.tensor].name, d, v));
+        const ir::TensorDecl& decl = ir_.tensors[static_cast<std::size_t>(a.tensor)];
+        throw UserError("err_tensor_access_out_of_bound", ir_.name, a.loc,
+                        fmt::format("{} at tile coordinate [{}] accesses tensor {} {} at index {} on dimension {}, "
+                                    "valid is [0, {}]",
+                                    where(), fmt::join(c, ","), decl.name, shape_str(decl.shape), v, d,
+                                    t.shape[d] - 1));
       }
       offset += v * t.strides[d];
     }
     return t.data + offset * dtype_bytes(t.dtype);
   }
 
-  /** Value of a tile at `c` of a (possibly larger, broadcast) result shape. */
-  float value(const ir::Operand& o, const std::vector<std::int64_t>& c) const {
+  /** Value of an operand at `c` of a (possibly larger, broadcast) result shape. */
+  double value(const ir::Operand& o, const std::vector<std::int64_t>& c) const {
     if (o.is_scalar()) return o.scalar;
-    const Shape& s = ir_.tiles[o.tile].shape;
+    const Shape& s = ir_.tiles[static_cast<std::size_t>(o.tile)].shape;
     std::int64_t flat = 0;
     for (std::size_t d = 0; d < s.size(); ++d) flat = flat * s[d] + (s[d] == 1 ? 0 : c[d]);
-    return tiles_[o.tile][static_cast<std::size_t>(flat)];
+    return tiles_[static_cast<std::size_t>(o.tile)][static_cast<std::size_t>(flat)];
   }
+  double tile_at(int tile, const std::vector<std::int64_t>& c) const { return value({tile, 0, true}, c); }
+
+  /** Fills tile `result` elementwise: f(c) where the mask holds, 0 elsewhere. */
+  template <class F>
+  void compute(int result, const ir::Predicate& mask, F f) {
+    const ir::TileInfo& ti = ir_.tiles[static_cast<std::size_t>(result)];
+    std::vector<double> out(static_cast<std::size_t>(shape_elements(ti.shape)));
+    std::vector<std::int64_t> c(ti.shape.size(), 0);
+    std::size_t i = 0;
+    do {
+      out[i++] = holds(mask, c) ? round_to_dtype(f(c), ti.dtype) : 0.0;
+    } while (next_coord(c, ti.shape));
+    tiles_[static_cast<std::size_t>(result)] = std::move(out);
+  }
+
+  static float f32(double v) { return static_cast<float>(v); }
 
   void exec(const ir::LoadOp& op) {
-    const ir::TileInfo& ti = ir_.tiles[op.result];
-    std::vector<float>& out = tiles_[op.result];
-    out.resize(static_cast<std::size_t>(shape_elements(ti.shape)));
-    const DType src = ir_.tensors[op.src.tensor].dtype;
-    std::vector<std::int64_t> c(ti.shape.size(), 0);
-    std::size_t i = 0;
-    do out[i++] = load_element(element(op.src, c), src);
-    while (next_coord(c, ti.shape));
-  }
-
-  void exec(const ir::BinaryOp& op) {
-    const ir::TileInfo& ti = ir_.tiles[op.result];
-    std::vector<float> out(static_cast<std::size_t>(shape_elements(ti.shape)));
-    std::vector<std::int64_t> c(ti.shape.size(), 0);
-    std::size_t i = 0;
-    do out[i++] = round_to_dtype(ir::apply_binary(op.kind, value(op.lhs, c), value(op.rhs, c)), ti.dtype);
-    while (next_coord(c, ti.shape));
-    tiles_[op.result] = std::move(out);
+    const DType src = ir_.tensors[static_cast<std::size_t>(op.src.tensor)].dtype;
+    compute(op.result, op.mask, [&](const auto& c) { return load_element(element(op.src, c), src); });
   }
 
   void exec(const ir::StoreOp& op) {
-    const DType dst = ir_.tensors[op.dst.tensor].dtype;
-    const ir::Operand v{op.value, 0.0f};
+    const DType dst = ir_.tensors[static_cast<std::size_t>(op.dst.tensor)].dtype;
     std::vector<std::int64_t> c(op.dst.shape.size(), 0);
-    do store_element(element(op.dst, c), dst, value(v, c));
-    while (next_coord(c, op.dst.shape));
+    do {
+      if (!holds(op.mask, c)) continue;
+      std::byte* at = element(op.dst, c);
+      const double v = tile_at(op.value, c);
+      if (op.accumulate) store_element(at, dst, ir::apply_binary(ir::BinaryKind::add, f32(load_element(at, dst)), f32(v)));
+      else store_element(at, dst, v);
+    } while (next_coord(c, op.dst.shape));
   }
 
+  void exec(const ir::AllocOp& op) {
+    const ir::TensorDecl& t = ir_.tensors[static_cast<std::size_t>(op.tensor)];
+    if (!t.fill) return;
+    const TensorBinding& b = tensors_[static_cast<std::size_t>(op.tensor)];
+    const std::int64_t n = shape_elements(t.shape);
+    for (std::int64_t i = 0; i < n; ++i) store_element(b.data + i * dtype_bytes(t.dtype), t.dtype, *t.fill);
+  }
+
+  static bool is_identity(const ir::ActivationOp& op) {
+    return op.scale.is_scalar() && op.scale.scalar == 1.0 && op.bias.is_scalar() && op.bias.scalar == 0.0;
+  }
+
+  void exec(const ir::ActivationOp& op) {
+    if (op.kind == ir::ActKind::copy && is_identity(op)) {  // data movement: exact, NaN bits kept
+      compute(op.result, op.mask, [&](const auto& c) { return value(op.data, c); });
+      return;
+    }
+    const bool affine = !is_identity(op);
+    compute(op.result, op.mask, [&](const auto& c) {
+      float x = f32(value(op.data, c));
+      if (affine) x = x * f32(value(op.scale, c)) + f32(value(op.bias, c));
+      return static_cast<double>(ir::apply_activation(op.kind, x));
+    });
+  }
+
+  void exec(const ir::BinaryOp& op) {
+    compute(op.result, op.mask, [&](const auto& c) {
+      return static_cast<double>(ir::apply_binary(op.kind, f32(value(op.lhs, c)), f32(value(op.rhs, c))));
+    });
+  }
+
+  void exec(const ir::SelectOp& op) {
+    compute(op.result, op.mask, [&](const auto& c) {
+      const bool cond = op.cond.is_scalar() ? holds(op.pred, c) : value(op.cond, c) != 0.0;
+      return cond ? value(op.on_true, c) : value(op.on_false, c);
+    });
+  }
+
+  void exec(const ir::IotaOp& op) {
+    compute(op.result, op.mask, [&](const auto& c) { return static_cast<double>(eval(op.expr, c)); });
+  }
+
+  void exec(const ir::ReduceOp& op) {
+    const Shape& in = ir_.tiles[static_cast<std::size_t>(op.data)].shape;
+    Shape reduced;  // the extents walked for one output element
+    for (int a : op.axes) reduced.push_back(in[static_cast<std::size_t>(a)]);
+    compute(op.result, op.mask, [&](const std::vector<std::int64_t>& oc) {
+      // Input coordinate: output coordinates on kept axes, the walk on reduced ones.
+      std::vector<std::int64_t> ic(in.size(), 0), r(reduced.size(), 0);
+      float acc = 0.0f;
+      bool first = true;
+      do {
+        std::size_t o = 0, k = 0;
+        for (std::size_t d = 0; d < in.size(); ++d) {
+          const bool is_reduced = k < op.axes.size() && op.axes[k] == static_cast<int>(d);
+          if (is_reduced) {
+            ic[d] = r[k++];
+            if (op.keepdims) ++o;
+          } else {
+            ic[d] = oc[o++];
+          }
+        }
+        const float x = f32(tile_at(op.data, ic));
+        if (first) acc = x;
+        else if (op.kind == ir::ReduceKind::max) acc = ir::apply_binary(ir::BinaryKind::maximum, acc, x);
+        else if (op.kind == ir::ReduceKind::min) acc = ir::apply_binary(ir::BinaryKind::minimum, acc, x);
+        else acc = ir::apply_binary(ir::BinaryKind::add, acc, x);
+        first = false;
+      } while (next_coord(r, reduced));
+      if (op.kind == ir::ReduceKind::mean) acc = ir::apply_binary(ir::BinaryKind::divide, acc, f32(static_cast<double>(shape_elements(reduced))));
+      return static_cast<double>(acc);
+    });
+  }
+
+  void exec(const ir::MatmulOp& op) {
+    const std::int64_t kdim = ir_.tiles[static_cast<std::size_t>(op.stationary)].shape[0];
+    compute(op.result, op.mask, [&](const std::vector<std::int64_t>& c) {
+      float acc = 0.0f;
+      std::vector<std::int64_t> s{0, c[0]}, m{0, c[1]};
+      for (std::int64_t k = 0; k < kdim; ++k) {
+        s[0] = m[0] = k;
+        const float p = f32(tile_at(op.stationary, s)) * f32(tile_at(op.moving, m));
+        acc = acc + p;
+      }
+      return static_cast<double>(std::isnan(acc) ? std::numeric_limits<float>::quiet_NaN() : acc);
+    });
+  }
+
+  void exec(const ir::TransposeOp& op) {
+    compute(op.result, {}, [&](const std::vector<std::int64_t>& c) { return tile_at(op.data, {c[1], c[0]}); });
+  }
+
+  void exec(const ir::LoopOp&) {}
+  void exec(const ir::LoopEndOp&) {}
   void exec(const std::monostate&) {}
 };
 

@@ -2,13 +2,17 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <ranges>
 #include <source_location>
 #include <string>
+#include <vector>
 
 #include "nki/dtype.h"
 #include "nki/error.h"
 #include "nki/grid.h"
-#include "nki/ir/index_expr.h"
+#include "nki/ir/kernel_ir.h"
 #include "nki/shape.h"
 #include "nki/tile_limits.h"
 
@@ -20,10 +24,23 @@ using std::source_location;
 inline constexpr DType float32 = DType::fp32;
 inline constexpr DType bfloat16 = DType::bf16;
 inline constexpr DType float16 = DType::fp16;
+inline constexpr DType float8_e4m3 = DType::fp8_e4m3;
+inline constexpr DType float8_e5m2 = DType::fp8_e5m2;
+inline constexpr DType int8 = DType::int8;
+inline constexpr DType int16 = DType::int16;
+inline constexpr DType int32 = DType::int32;
+inline constexpr DType uint8 = DType::uint8;
+inline constexpr DType uint16 = DType::uint16;
+inline constexpr DType uint32 = DType::uint32;
+inline constexpr DType bool_ = DType::boolean;
 
-/** Where ndarray allocates. */
-enum class buffer : std::uint8_t { shared_hbm };
+/** Where an allocation lives. */
+enum class buffer : std::uint8_t { shared_hbm, private_hbm, sbuf, psum };
 inline constexpr buffer shared_hbm = buffer::shared_hbm;
+inline constexpr buffer private_hbm = buffer::private_hbm;
+inline constexpr buffer hbm = buffer::private_hbm;  ///< NKI's alias of private_hbm
+inline constexpr buffer sbuf = buffer::sbuf;
+inline constexpr buffer psum = buffer::psum;
 
 /** nl.tile_size: architecture limits. */
 namespace tile_size {
@@ -35,22 +52,25 @@ inline constexpr std::int64_t gemm_moving_fmax = tile_limits::gemm_moving_fmax;
 
 // ---- index expressions ----
 
-/** `_` in arange(n)[_, newaxis]: the dimension the arange runs along. */
+/** `_`: in arange(n)[_, newaxis] the dimension the arange runs along; in t[_, ...] a whole dimension. */
 struct slice_all {};
 inline constexpr slice_all _{};
 /** `newaxis` in arange(n)[_, newaxis]: a dimension of size 1. */
 struct new_axis {};
 inline constexpr new_axis newaxis{};
 
-/** An affine index: program ids, expanded aranges and integers combined with + - and * by integers. */
+class predicate;
+
+/** An affine index: program ids, loop variables, expanded aranges and integers combined with + - and * by integers. */
 class index {
  public:
   index(std::int64_t c) : e_(ir::IndexExpr::constant_of(c)) {}  // NOLINT: integers are indices
+  index(int c) : e_(ir::IndexExpr::constant_of(c)) {}           // NOLINT
   explicit index(ir::IndexExpr e, SourceLoc where = {}) : e_(std::move(e)), where_(std::move(where)) {}
 
   const ir::IndexExpr& expr() const { return e_; }
   const Shape& shape() const { return e_.shape; }
-  /** Where the program_id or arange this index grew from was written (for messages). */
+  /** Where the program_id, loop or arange this index grew from was written (for messages). */
   const SourceLoc& where() const { return where_; }
 
   /** Expands a 1-D arange: [_, newaxis] gives shape (n, 1), [newaxis, _] gives (1, n). */
@@ -67,13 +87,36 @@ class index {
 };
 
 index operator+(const index& a, const index& b);
-index operator+(const index& a, std::int64_t b);
-index operator+(std::int64_t a, const index& b);
 index operator-(const index& a, const index& b);
-index operator-(const index& a, std::int64_t b);
-index operator-(std::int64_t a, const index& b);
+index operator-(const index& a);
 index operator*(const index& a, std::int64_t k);
 index operator*(std::int64_t k, const index& a);
+
+/**
+ * A mask: affine comparisons of indices combined with `&` (NKI's mask=). `|` is not a mask
+ * expression (err_unsupported_expression_in_mask).
+ */
+class predicate {
+ public:
+  predicate() = default;
+  explicit predicate(ir::Predicate p, SourceLoc where = {}) : p_(std::move(p)), where_(std::move(where)) {}
+  const ir::Predicate& ir() const { return p_; }
+  const SourceLoc& where() const { return where_; }
+  bool empty() const { return p_.empty(); }
+
+ private:
+  ir::Predicate p_;
+  SourceLoc where_;
+};
+predicate operator<(const index& a, const index& b);
+predicate operator<=(const index& a, const index& b);
+predicate operator>(const index& a, const index& b);
+predicate operator>=(const index& a, const index& b);
+predicate operator==(const index& a, const index& b);
+predicate operator!=(const index& a, const index& b);
+predicate operator&(const predicate& a, const predicate& b);
+/** Always err_unsupported_expression_in_mask: masks are conjunctions. */
+predicate operator|(const predicate& a, const predicate& b);
 
 /** The logical index of this instance along grid `axis`. */
 index program_id(int axis, source_location loc = source_location::current());
@@ -86,42 +129,94 @@ int program_ndim(source_location loc = source_location::current());
 /** 0, 1, ..., n-1 as a 1-D index; expand it with [_, newaxis] or [newaxis, _] before use. */
 index arange(std::int64_t n, source_location loc = source_location::current());
 
-/** One subscript of a tensor access; records where the access was written. */
+/** nl.mgrid[0:P, 0:F]: a (p, x) pair of indices, p of shape (P, 1) and x of shape (1, F). */
+struct mgrid_pair {
+  index p, x;
+};
+struct mgrid_t {
+  mgrid_pair operator()(std::int64_t partitions, std::int64_t free,
+                        source_location loc = source_location::current()) const;
+};
+/** Call as nl::mgrid(P, F) (NKI: nl.mgrid[0:P, 0:F]). */
+inline constexpr mgrid_t mgrid{};
+
+/** Basic slicing: `size` consecutive elements from `start` (NKI: nl.ds(start, size) / t[start:start+size]). */
+struct ds {
+  index start;
+  std::int64_t size;
+  ds(index s, std::int64_t n) : start(std::move(s)), size(n) {}
+};
+
+/** One subscript of a tensor access (an index, an integer, a slice or `_`); records where it was written. */
 struct index_arg {
-  ir::IndexExpr expr;
+  enum class kind : std::uint8_t { value, slice, all };
+  kind k;
+  ir::IndexExpr expr;  ///< value: the index; slice: its start
+  std::int64_t size = 0;
   source_location loc;
-  index_arg(const index& i, source_location l = source_location::current()) : expr(i.expr()), loc(l) {}  // NOLINT
+  index_arg(const index& i, source_location l = source_location::current())  // NOLINT
+      : k(kind::value), expr(i.expr()), loc(l) {}
   index_arg(std::int64_t c, source_location l = source_location::current())  // NOLINT
-      : expr(ir::IndexExpr::constant_of(c)), loc(l) {}
+      : k(kind::value), expr(ir::IndexExpr::constant_of(c)), loc(l) {}
   index_arg(int c, source_location l = source_location::current())  // NOLINT
-      : expr(ir::IndexExpr::constant_of(c)), loc(l) {}
+      : k(kind::value), expr(ir::IndexExpr::constant_of(c)), loc(l) {}
+  index_arg(const ds& s, source_location l = source_location::current())  // NOLINT
+      : k(kind::slice), expr(s.start.expr()), size(s.size), loc(l) {}
+  index_arg(slice_all, source_location l = source_location::current())  // NOLINT
+      : k(kind::all), loc(l) {}
 };
 
 // ---- tensors, accesses and tiles (handles into the trace; they hold no data) ----
 
-/** tensor[indices]: a tile-shaped window of a tensor, for load and store. */
-struct access {
-  int tensor;
-  std::vector<ir::IndexExpr> indices;
-  source_location loc;
+class tile;
+struct operand;
+
+/**
+ * tensor[indices]: a tile-shaped window of a tensor. Load and store it; an on-chip window
+ * is also an operand (a read), and `window = value` / `window += value` write it.
+ */
+class access {
+ public:
+  access(int tensor, std::vector<index_arg> subscripts, source_location loc)
+      : tensor_(tensor), subscripts_(std::move(subscripts)), loc_(loc) {}
+  access(const access&) = default;
+  int tensor() const { return tensor_; }
+  const std::vector<index_arg>& subscripts() const { return subscripts_; }
+  const source_location& loc() const { return loc_; }
+
+  /** Writes `value` into this window (an on-chip array). */
+  access& operator=(const operand& value);
+  access& operator=(const access& value);
+  access& operator=(const tile& value);
+  /** Accumulates `value` into this window (PSUM, fp32 add): psum[...] += nl::matmul(...). */
+  access& operator+=(const operand& value);
+
+ private:
+  int tensor_;
+  std::vector<index_arg> subscripts_;
+  source_location loc_;
 };
 
-/** A tensor in HBM: a kernel argument or an ndarray. */
+/** A tensor: a kernel argument, an HBM ndarray, or an on-chip array (sbuf / psum). */
 class tensor {
  public:
   explicit tensor(int id) : id_(id) {}
   int id() const { return id_; }
   Shape shape() const;
   DType dtype() const;
+  ir::Memory memory() const;
 
-  access operator[](index_arg i0) const { return {id_, {i0.expr}, i0.loc}; }
-  access operator[](index_arg i0, index_arg i1) const { return {id_, {i0.expr, i1.expr}, i0.loc}; }
-  access operator[](index_arg i0, index_arg i1, index_arg i2) const {
-    return {id_, {i0.expr, i1.expr, i2.expr}, i0.loc};
-  }
+  access operator[](index_arg i0) const { return {id_, {i0}, i0.loc}; }
+  access operator[](index_arg i0, index_arg i1) const { return {id_, {i0, i1}, i0.loc}; }
+  access operator[](index_arg i0, index_arg i1, index_arg i2) const { return {id_, {i0, i1, i2}, i0.loc}; }
   access operator[](index_arg i0, index_arg i1, index_arg i2, index_arg i3) const {
-    return {id_, {i0.expr, i1.expr, i2.expr, i3.expr}, i0.loc};
+    return {id_, {i0, i1, i2, i3}, i0.loc};
   }
+  access operator[](index_arg i0, index_arg i1, index_arg i2, index_arg i3, index_arg i4) const {
+    return {id_, {i0, i1, i2, i3, i4}, i0.loc};
+  }
+  /** The whole tensor (t[...] in NKI). */
+  access all(source_location loc = source_location::current()) const { return {id_, {}, loc}; }
 
  private:
   int id_;
@@ -139,41 +234,250 @@ class tile {
   int id_;
 };
 
-/** An operand of tile arithmetic: a tile or a weakly typed scalar. */
+/** An operand of tile arithmetic: a tile, an on-chip window (read where it is used), or a weakly typed scalar. */
 struct operand {
   int tile_id;
-  float scalar;
+  double scalar;
+  bool scalar_is_float;
   source_location loc;
-  operand(const tile& t, source_location l = source_location::current()) : tile_id(t.id()), scalar(0), loc(l) {}  // NOLINT
-  operand(float s, source_location l = source_location::current()) : tile_id(-1), scalar(s), loc(l) {}  // NOLINT
+  operand(const tile& t, source_location l = source_location::current())  // NOLINT
+      : tile_id(t.id()), scalar(0), scalar_is_float(true), loc(l) {}
+  operand(const access& a, source_location l = source_location::current());  // NOLINT
+  operand(const tensor& t, source_location l = source_location::current());  // NOLINT
+  operand(float s, source_location l = source_location::current())  // NOLINT
+      : tile_id(-1), scalar(s), scalar_is_float(true), loc(l) {}
   operand(double s, source_location l = source_location::current())  // NOLINT
-      : tile_id(-1), scalar(static_cast<float>(s)), loc(l) {}
+      : tile_id(-1), scalar(s), scalar_is_float(true), loc(l) {}
   operand(int s, source_location l = source_location::current())  // NOLINT
-      : tile_id(-1), scalar(static_cast<float>(s)), loc(l) {}
+      : tile_id(-1), scalar(s), scalar_is_float(false), loc(l) {}
   operand(std::int64_t s, source_location l = source_location::current())  // NOLINT: num_programs() etc.
-      : tile_id(-1), scalar(static_cast<float>(s)), loc(l) {}
+      : tile_id(-1), scalar(static_cast<double>(s)), scalar_is_float(false), loc(l) {}
+  bool is_scalar() const { return tile_id < 0; }
 };
 
-/** Allocates a tensor; with shared_hbm it is visible to every instance and returned to the caller. */
-tensor ndarray(const Shape& shape, DType dtype, buffer buf, const std::string& name = "",
+// ---- allocation ----
+
+/** nl.par_dim(n): marks the partition dimension of a multi-dimensional on-chip array. */
+struct par_dim {
+  std::int64_t size;
+  explicit par_dim(std::int64_t n) : size(n) {}
+};
+/** A dimension of an allocation: a size, or par_dim(size). */
+struct dim {
+  std::int64_t size;
+  bool partition = false;
+  dim(std::int64_t n) : size(n) {}                        // NOLINT
+  dim(int n) : size(n) {}                                 // NOLINT
+  dim(par_dim p) : size(p.size), partition(true) {}       // NOLINT
+};
+/** The shape of an allocation: {4, par_dim(128), 512} or a Shape. Without par_dim the partition dim is 0. */
+struct shape_spec {
+  std::vector<dim> dims;
+  shape_spec(std::initializer_list<dim> d) : dims(d) {}  // NOLINT
+  shape_spec(const Shape& s) {                           // NOLINT
+    for (std::int64_t n : s) dims.emplace_back(n);
+  }
+};
+
+/** Allocates a tensor; shared_hbm is visible to every instance and returned to the caller. */
+tensor ndarray(const shape_spec& shape, DType dtype, buffer buf = sbuf, const std::string& name = "",
                source_location loc = source_location::current());
+tensor zeros(const shape_spec& shape, DType dtype, buffer buf = sbuf, const std::string& name = "",
+             source_location loc = source_location::current());
+tensor ones(const shape_spec& shape, DType dtype, buffer buf = sbuf, const std::string& name = "",
+            source_location loc = source_location::current());
+tensor full(const shape_spec& shape, double value, DType dtype, buffer buf = sbuf, const std::string& name = "",
+            source_location loc = source_location::current());
+/** *_like: the shape and dtype of a tensor or tile. */
+tensor ndarray_like(const operand& like, buffer buf = sbuf, source_location loc = source_location::current());
+tensor zeros_like(const operand& like, buffer buf = sbuf, source_location loc = source_location::current());
+tensor ones_like(const operand& like, buffer buf = sbuf, source_location loc = source_location::current());
+tensor full_like(const operand& like, double value, buffer buf = sbuf,
+                 source_location loc = source_location::current());
 
-/** HBM -> SBUF: the tile at `src`, of the tensor's dtype. */
-tile load(const access& src, source_location loc = source_location::current());
+// ---- loops ----
+
+/**
+ * A traced loop: the body runs once during tracing with a symbolic loop variable.
+ * affine_range: iterations independent (only PSUM += accumulation may repeat a location);
+ * sequential_range: iterations in order, carried dependencies allowed.
+ */
+class loop_range {
+ public:
+  loop_range(ir::LoopKind kind, std::int64_t trip, source_location loc);
+  ~loop_range();
+  loop_range(const loop_range&) = delete;
+  loop_range& operator=(const loop_range&) = delete;
+
+  struct sentinel {};
+  struct iterator {
+    const loop_range* r;
+    bool done = false;
+    index operator*() const { return r->var_; }
+    iterator& operator++() {
+      done = true;
+      return *this;
+    }
+    bool operator!=(sentinel) const { return !done; }
+  };
+  iterator begin() const { return {this, false}; }
+  sentinel end() const { return {}; }
+
+ private:
+  index var_;
+  int loop_ = -1;
+  void* trace_ = nullptr;
+};
+inline loop_range affine_range(std::int64_t n, source_location loc = source_location::current()) {
+  return loop_range(ir::LoopKind::affine, n, loc);
+}
+inline loop_range sequential_range(std::int64_t n, source_location loc = source_location::current()) {
+  return loop_range(ir::LoopKind::sequential, n, loc);
+}
+/** Unrolled at trace time: the body is traced once per iteration with a plain integer. */
+inline auto static_range(std::int64_t n) { return std::views::iota(std::int64_t{0}, n); }
+
+// ---- data movement ----
+
+struct load_options {
+  predicate mask;
+  std::optional<DType> dtype;  ///< convert while loading
+};
+struct store_options {
+  predicate mask;
+};
+/** Options of compute ops: the result dtype (default: promotion of the operands) and a mask. */
+struct op_options {
+  std::optional<DType> dtype;
+  predicate mask;
+};
+
+/** HBM -> SBUF: the tile at `src`, of the tensor's dtype (or options.dtype). */
+tile load(const access& src, const load_options& o = {}, source_location loc = source_location::current());
+tile load(const tensor& src, const load_options& o = {}, source_location loc = source_location::current());
 /** SBUF -> HBM: writes `value`, rounded to the tensor's dtype, at `dst`. */
-void store(const access& dst, const tile& value, source_location loc = source_location::current());
+void store(const access& dst, const operand& value, const store_options& o = {},
+           source_location loc = source_location::current());
+/** nl.copy: the value (of an on-chip window too), converted to `dtype` if given. */
+tile copy(const operand& x, const op_options& o = {}, source_location loc = source_location::current());
 
-// Elementwise arithmetic: computed in fp32, rounded to the promoted dtype; broadcasts along free dims.
-tile add(const operand& a, const operand& b);
-tile subtract(const operand& a, const operand& b);
-tile multiply(const operand& a, const operand& b);
-tile divide(const operand& a, const operand& b);
-tile maximum(const operand& a, const operand& b);
-tile minimum(const operand& a, const operand& b);
+// ---- elementwise ----
+
+/** A binary elementwise function (nl.add, ...): callable, and usable as isa::tensor_tensor's op. */
+struct binary_fn {
+  ir::BinaryKind kind;
+  tile operator()(const operand& a, const operand& b, const op_options& o = {},
+                  source_location loc = source_location::current()) const;
+};
+inline constexpr binary_fn add{ir::BinaryKind::add};
+inline constexpr binary_fn subtract{ir::BinaryKind::subtract};
+inline constexpr binary_fn multiply{ir::BinaryKind::multiply};
+inline constexpr binary_fn divide{ir::BinaryKind::divide};
+inline constexpr binary_fn maximum{ir::BinaryKind::maximum};
+inline constexpr binary_fn minimum{ir::BinaryKind::minimum};
+inline constexpr binary_fn power{ir::BinaryKind::power};
+inline constexpr binary_fn equal{ir::BinaryKind::equal};
+inline constexpr binary_fn not_equal{ir::BinaryKind::not_equal};
+inline constexpr binary_fn greater{ir::BinaryKind::greater};
+inline constexpr binary_fn greater_equal{ir::BinaryKind::greater_equal};
+inline constexpr binary_fn less{ir::BinaryKind::less};
+inline constexpr binary_fn less_equal{ir::BinaryKind::less_equal};
+inline constexpr binary_fn logical_and{ir::BinaryKind::logical_and};
+inline constexpr binary_fn logical_or{ir::BinaryKind::logical_or};
+
+/** A unary activation (nl.exp, ...): callable, and usable as isa::activation's op. */
+struct unary_fn {
+  ir::ActKind kind;
+  tile operator()(const operand& x, const op_options& o = {}, source_location loc = source_location::current()) const;
+};
+inline constexpr unary_fn exp{ir::ActKind::exp};
+inline constexpr unary_fn log{ir::ActKind::log};
+inline constexpr unary_fn tanh{ir::ActKind::tanh};
+inline constexpr unary_fn sigmoid{ir::ActKind::sigmoid};
+inline constexpr unary_fn relu{ir::ActKind::relu};
+inline constexpr unary_fn gelu{ir::ActKind::gelu};
+inline constexpr unary_fn sqrt{ir::ActKind::sqrt};
+inline constexpr unary_fn rsqrt{ir::ActKind::rsqrt};
+inline constexpr unary_fn reciprocal{ir::ActKind::reciprocal};
+inline constexpr unary_fn abs{ir::ActKind::abs};
+inline constexpr unary_fn negative{ir::ActKind::negative};
+inline constexpr unary_fn square{ir::ActKind::square};
 
 tile operator+(const operand& a, const operand& b);
 tile operator-(const operand& a, const operand& b);
 tile operator*(const operand& a, const operand& b);
 tile operator/(const operand& a, const operand& b);
 
+/** nl.where: cond ? x : y elementwise (cond non-zero is true). */
+tile where(const operand& cond, const operand& x, const operand& y, const op_options& o = {},
+           source_location loc = source_location::current());
+
+// ---- reductions (free axes only) ----
+
+/** The axes of a reduction: one axis or a list. */
+struct axes {
+  std::vector<int> list;
+  axes(int a) : list{a} {}                            // NOLINT
+  axes(std::initializer_list<int> l) : list(l) {}     // NOLINT
+};
+struct reduce_options {
+  std::optional<DType> dtype;
+  predicate mask;
+  bool keepdims = false;
+};
+tile sum(const operand& x, const axes& a, const reduce_options& o = {}, source_location loc = source_location::current());
+tile max(const operand& x, const axes& a, const reduce_options& o = {}, source_location loc = source_location::current());
+tile min(const operand& x, const axes& a, const reduce_options& o = {}, source_location loc = source_location::current());
+tile mean(const operand& x, const axes& a, const reduce_options& o = {},
+          source_location loc = source_location::current());
+
+// ---- matmul and transpose ----
+
+/**
+ * x @ y into PSUM (fp32). With transpose_x, x is already [K, M] (the stationary operand);
+ * otherwise x is [M, K] and is transposed first. y is [K, N].
+ */
+tile matmul(const operand& x, const operand& y, bool transpose_x = false, const op_options& o = {},
+            source_location loc = source_location::current());
+/** The 2-D transpose of a tile ([P, F] -> [F, P], F <= 128), into SBUF. */
+tile transpose(const operand& x, const op_options& o = {}, source_location loc = source_location::current());
+
 }  // namespace nki::language
+
+/** nki.isa: instruction-level ops. */
+namespace nki::isa {
+
+namespace nl = nki::language;
+
+/** stationary^T @ moving into PSUM (fp32): stationary [K, M<=128], moving [K, N<=512], K <= 128. */
+nl::tile nc_matmul(const nl::operand& stationary, const nl::operand& moving, const nl::op_options& o = {},
+                   std::source_location loc = std::source_location::current());
+/** The Tensor-engine transpose: [P, F] -> [F, P] into PSUM. */
+nl::tile nc_transpose(const nl::operand& x, const nl::op_options& o = {},
+                      std::source_location loc = std::source_location::current());
+/** op(data * scale + bias) on the Scalar engine; bias and scale are scalars or [P, 1] tiles. */
+nl::tile activation(const nl::unary_fn& op, const nl::operand& data, const nl::operand& bias = 0.0,
+                    const nl::operand& scale = 1.0, const nl::op_options& o = {},
+                    std::source_location loc = std::source_location::current());
+/** op(data, data2) elementwise on the Vector engine. */
+nl::tile tensor_tensor(const nl::operand& data1, const nl::operand& data2, const nl::binary_fn& op,
+                       const nl::op_options& o = {}, std::source_location loc = std::source_location::current());
+/** (data op0 operand0) op1 operand1, in fp32 throughout; operands are scalars or [P, 1] tiles. */
+nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
+                       const nl::op_options& o = {}, std::source_location loc = std::source_location::current());
+nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
+                       const nl::binary_fn& op1, const nl::operand& operand1, const nl::op_options& o = {},
+                       std::source_location loc = std::source_location::current());
+/** A reduction on the Vector engine: op is nl::add (sum), nl::maximum or nl::minimum. */
+nl::tile tensor_reduce(const nl::operand& data, const nl::binary_fn& op, const nl::axes& axis, bool keepdims = false,
+                       const nl::op_options& o = {}, std::source_location loc = std::source_location::current());
+/** The value of an affine expression over the tile, e.g. iota(i_p * 512 + i_f, int32). */
+nl::tile iota(const nl::index& expr, DType dtype, const nl::op_options& o = {},
+              std::source_location loc = std::source_location::current());
+/** pred ? on_true : on_false_value, with an affine predicate (isa.affine_select). */
+nl::tile affine_select(const nl::predicate& pred, const nl::operand& on_true, const nl::operand& on_false_value,
+                       const nl::op_options& o = {}, std::source_location loc = std::source_location::current());
+/** Fills an on-chip window with a value (isa.memset). */
+void memset(const nl::access& dst, double value, std::source_location loc = std::source_location::current());
+
+}  // namespace nki::isa

@@ -30,14 +30,29 @@ class Trace {
   const std::vector<std::int64_t>& grid() const { return grid_; }
 
   int add_tensor(std::string name, Shape shape, DType dtype, ir::Memory memory, SourceLoc loc);
-  int add_tile(Shape shape, DType dtype);
+  int add_tile(Shape shape, DType dtype, ir::Memory memory = ir::Memory::sbuf);
   void emit(ir::Op op) { ir_.body.push_back(std::move(op)); }
+
+  /** Opens a loop (its LoopOp is emitted); returns the loop id. */
+  int open_loop(ir::LoopKind kind, std::int64_t trip, SourceLoc loc);
+  /** Closes the innermost open loop, which must be `loop`. */
+  void close_loop(int loop);
+  /** The innermost open loop, or -1 at the top level of the kernel. */
+  int innermost_loop() const { return open_loops_.empty() ? -1 : open_loops_.back(); }
+  /** The loop a tile / tensor was created in (-1: top level). */
+  int tile_scope(int tile) const { return tile_scope_.at(static_cast<std::size_t>(tile)); }
+  int tensor_scope(int tensor) const { return tensor_scope_.at(static_cast<std::size_t>(tensor)); }
+  /** Whether loop `loop` (or the top level, -1) is still open here. */
+  bool in_scope(int loop) const;
 
   [[noreturn]] void fail(const char* name, const SourceLoc& loc, std::string detail) const;
 
  private:
   ir::KernelIR ir_;
   std::vector<std::int64_t> grid_;
+  std::vector<int> open_loops_;
+  std::vector<int> open_loop_ops_;  ///< body index of each open loop's LoopOp
+  std::vector<int> tile_scope_, tensor_scope_;
   Trace* previous_;
 };
 

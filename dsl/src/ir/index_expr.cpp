@@ -81,7 +81,8 @@ std::string to_string(const IndexExpr& e, const char* axis_prefix) {
   };
   for (const Term& t : e.terms) {
     const std::string name = t.sym.kind == Sym::Kind::program_id ? fmt::format("pid{}", t.sym.index)
-                                                                  : fmt::format("{}{}", axis_prefix, t.sym.index);
+                             : t.sym.kind == Sym::Kind::loop     ? fmt::format("l{}", t.sym.index)
+                                                                 : fmt::format("{}{}", axis_prefix, t.sym.index);
     append(t.coeff, name);
   }
   if (e.constant != 0 || out.empty()) append(e.constant, "");

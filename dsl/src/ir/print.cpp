@@ -15,37 +15,89 @@ std::string access_str(const KernelIR& k, const Access& a) {
 
 std::string tile_type(const KernelIR& k, int tile) {
   const TileInfo& t = k.tiles.at(tile);
-  return fmt::format("{}{}", dtype_name(t.dtype), shape_str(t.shape));
+  return fmt::format("{}{}{}", dtype_name(t.dtype), shape_str(t.shape), t.memory == Memory::psum ? " psum" : "");
 }
 
 std::string operand_str(const Operand& o) {
-  return o.is_scalar() ? fmt::format("{}", o.scalar) : fmt::format("%t{}", o.tile);
+  if (!o.is_scalar()) return fmt::format("%t{}", o.tile);
+  return o.scalar_is_float ? fmt::format("{}f", o.scalar) : fmt::format("{}", o.scalar);
 }
+
+std::string predicate_str(const Predicate& p) {
+  std::vector<std::string> parts;
+  for (const Condition& c : p.all) parts.push_back(fmt::format("{} {} 0", to_string(c.expr), c.not_equal ? "!=" : ">="));
+  return fmt::format("{}", fmt::join(parts, " & "));
+}
+
+std::string mask_str(const Predicate& p) { return p.empty() ? "" : " mask(" + predicate_str(p) + ")"; }
 
 struct OpPrinter {
   const KernelIR& k;
   std::string operator()(const LoadOp& op) const {
-    return fmt::format("%t{} = load {} : {}", op.result, access_str(k, op.src), tile_type(k, op.result));
-  }
-  std::string operator()(const BinaryOp& op) const {
-    return fmt::format("%t{} = {} {}, {} : {}", op.result, binary_name(op.kind), operand_str(op.lhs),
-                       operand_str(op.rhs), tile_type(k, op.result));
+    return fmt::format("%t{} = load {}{} : {}", op.result, access_str(k, op.src), mask_str(op.mask),
+                       tile_type(k, op.result));
   }
   std::string operator()(const StoreOp& op) const {
-    return fmt::format("store {}, %t{}", access_str(k, op.dst), op.value);
+    return fmt::format("{} {}, %t{}{}", op.accumulate ? "accumulate" : "store", access_str(k, op.dst), op.value,
+                       mask_str(op.mask));
   }
+  std::string operator()(const AllocOp& op) const { return fmt::format("alloc %{}", k.tensors.at(op.tensor).name); }
+  std::string operator()(const ActivationOp& op) const {
+    return fmt::format("%t{} = {} {} * {} + {}{} : {}", op.result, act_name(op.kind), operand_str(op.data),
+                       operand_str(op.scale), operand_str(op.bias), mask_str(op.mask), tile_type(k, op.result));
+  }
+  std::string operator()(const BinaryOp& op) const {
+    return fmt::format("%t{} = {} {}, {}{} : {}", op.result, binary_name(op.kind), operand_str(op.lhs),
+                       operand_str(op.rhs), mask_str(op.mask), tile_type(k, op.result));
+  }
+  std::string operator()(const SelectOp& op) const {
+    const std::string cond = op.cond.is_scalar() ? "(" + predicate_str(op.pred) + ")" : operand_str(op.cond);
+    return fmt::format("%t{} = select {}, {}, {}{} : {}", op.result, cond, operand_str(op.on_true),
+                       operand_str(op.on_false), mask_str(op.mask), tile_type(k, op.result));
+  }
+  std::string operator()(const IotaOp& op) const {
+    return fmt::format("%t{} = iota {}{} : {}", op.result, to_string(op.expr), mask_str(op.mask),
+                       tile_type(k, op.result));
+  }
+  std::string operator()(const ReduceOp& op) const {
+    return fmt::format("%t{} = reduce_{} %t{} axes({}){}{} : {}", op.result, reduce_name(op.kind), op.data,
+                       fmt::join(op.axes, ","), op.keepdims ? " keepdims" : "", mask_str(op.mask),
+                       tile_type(k, op.result));
+  }
+  std::string operator()(const MatmulOp& op) const {
+    return fmt::format("%t{} = matmul %t{}, %t{}{} : {}", op.result, op.stationary, op.moving, mask_str(op.mask),
+                       tile_type(k, op.result));
+  }
+  std::string operator()(const TransposeOp& op) const {
+    return fmt::format("%t{} = transpose %t{} : {}", op.result, op.data, tile_type(k, op.result));
+  }
+  std::string operator()(const LoopOp& op) const {
+    const LoopInfo& l = k.loops.at(op.loop);
+    return fmt::format("for l{} in {}({}) {{", op.loop, loop_kind_name(l.kind), l.trip);
+  }
+  std::string operator()(const LoopEndOp&) const { return "}"; }
   std::string operator()(const std::monostate&) const { return "<empty>"; }
 };
+
+std::string tensor_str(const TensorDecl& t) {
+  std::string s = fmt::format("tensor %{} : {}{} {}", t.name, dtype_name(t.dtype), shape_str(t.shape),
+                              memory_name(t.memory));
+  if (!is_hbm(t.memory) && t.shape.size() > 1) s += fmt::format(" par_dim({})", t.par_dim);
+  if (t.fill) s += fmt::format(" fill({})", *t.fill);
+  return s;
+}
 
 }  // namespace
 
 std::string print(const KernelIR& k) {
   std::string out = fmt::format("kernel {} (grid rank {})\n", k.name, k.grid_rank);
-  for (const TensorDecl& t : k.tensors) {
-    out += fmt::format("  tensor %{} : {}{} {}\n", t.name, dtype_name(t.dtype), shape_str(t.shape),
-                       memory_name(t.memory));
+  for (const TensorDecl& t : k.tensors) out += "  " + tensor_str(t) + "\n";
+  int depth = 1;
+  for (const Op& op : k.body) {
+    if (std::holds_alternative<LoopEndOp>(op)) --depth;
+    out += std::string(static_cast<std::size_t>(2 * depth), ' ') + std::visit(OpPrinter{k}, op) + "\n";
+    if (std::holds_alternative<LoopOp>(op)) ++depth;
   }
-  for (const Op& op : k.body) out += "  " + std::visit(OpPrinter{k}, op) + "\n";
   std::vector<std::string> outs;
   for (int id : k.outputs) outs.push_back("%" + k.tensors.at(id).name);
   out += fmt::format("  return {}\n", fmt::join(outs, ", "));

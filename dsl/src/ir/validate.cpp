@@ -1,6 +1,10 @@
 /** \file Validation pass: hardware limits and provable misuse, with NKI's error names. */
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <optional>
+
 #include "nki/ir/passes.h"
 #include "nki/tile_limits.h"
 
@@ -8,12 +12,32 @@ namespace nki::ir {
 
 namespace {
 
+/** Combinations of launch and loop values enumerated to apply a mask to a bounds check. */
+constexpr std::int64_t kMaxMaskCombinations = 1 << 16;
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  std::int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
 struct Validator {
   const KernelIR& k;
   const std::vector<std::int64_t>& grid;
+  std::vector<int> open;                 ///< loops enclosing the current op
+  std::vector<int> tensor_scope;         ///< loop each tensor was allocated in (-1: top level / HBM)
 
   [[noreturn]] void fail(const char* name, const SourceLoc& loc, std::string detail) const {
     throw UserError(name, k.name, loc, std::move(detail));
+  }
+
+  std::int64_t sym_extent(Sym s, const Shape& shape) const {
+    switch (s.kind) {
+      case Sym::Kind::program_id: return grid.at(static_cast<std::size_t>(s.index));
+      case Sym::Kind::loop: return k.loops.at(static_cast<std::size_t>(s.index)).trip;
+      case Sym::Kind::axis: return shape.at(static_cast<std::size_t>(s.index));
+    }
+    return 1;
   }
 
   void check_partitions(const Shape& shape, const SourceLoc& loc) const {
@@ -24,8 +48,16 @@ struct Validator {
     }
   }
 
-  void check_access(const Access& a) const {
-    const TensorDecl& t = k.tensors.at(a.tensor);
+  [[noreturn]] void out_of_bound(const Access& a, std::size_t d, const IndexRange& r, const std::string& where) const {
+    const TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a.tensor));
+    fail("err_tensor_access_out_of_bound", a.loc,
+         fmt::format("out-of-bound access to tensor {} {} on dimension {}: index {} ranges over [{}, {}]{}, "
+                     "valid is [0, {}]",
+                     t.name, shape_str(t.shape), d, to_string(a.indices[d]), r.lo, r.hi, where, t.shape[d] - 1));
+  }
+
+  void check_access(const Access& a, const Predicate& mask) const {
+    const TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a.tensor));
     for (const IndexExpr& e : a.indices) {
       if (e.unexpanded_arange) {
         fail("err_1d_arange_not_supported", a.loc,
@@ -35,24 +67,161 @@ struct Validator {
       }
     }
     check_partitions(a.shape, a.loc);
-    for (std::size_t d = 0; d < a.indices.size(); ++d) {
-      const IndexExpr& e = a.indices[d];
-      const IndexRange r = range_of(e, [&](Sym s) -> std::int64_t {
-        if (s.kind == Sym::Kind::program_id) return grid.at(s.index);
-        return e.shape.at(s.index);
-      });
-      if (r.lo < 0 || r.hi >= t.shape[d]) {
-        fail("err_tensor_access_out_of_bound", a.loc,
-             fmt::format("out-of-bound access to tensor {} {} on dimension {}: index {} ranges over [{}, {}], "
-                         "valid is [0, {}]",
-                         t.name, shape_str(t.shape), d, to_string(e), r.lo, r.hi, t.shape[d] - 1));
+    if (mask.empty()) {
+      for (std::size_t d = 0; d < a.indices.size(); ++d) {
+        const IndexExpr& e = a.indices[d];
+        const IndexRange r = range_of(e, [&](Sym s) { return sym_extent(s, e.shape); });
+        if (r.lo < 0 || r.hi >= t.shape[d]) out_of_bound(a, d, r, "");
+      }
+      return;
+    }
+    check_masked_access(a, mask);
+  }
+
+  /**
+   * Bounds under a mask: for every combination of the program ids and loop variables the
+   * access uses, conditions on a single tile axis narrow that axis; an index out of bounds
+   * in the narrowed box is provable unless a condition could not be applied exactly.
+   */
+  void check_masked_access(const Access& a, const Predicate& mask) const {
+    std::vector<Sym> outer;
+    auto collect = [&](const IndexExpr& e) {
+      for (const Term& term : e.terms)
+        if (term.sym.kind != Sym::Kind::axis && std::find(outer.begin(), outer.end(), term.sym) == outer.end())
+          outer.push_back(term.sym);
+    };
+    for (const IndexExpr& e : a.indices) collect(e);
+    for (const Condition& c : mask.all) collect(c.expr);
+    std::int64_t combos = 1;
+    for (Sym s : outer) {
+      combos *= sym_extent(s, a.shape);
+      if (combos > kMaxMaskCombinations) return;  // too many to enumerate: the executors check at run time
+    }
+    std::vector<std::int64_t> value(outer.size(), 0);
+    auto value_of = [&](Sym s) {
+      return value[static_cast<std::size_t>(std::find(outer.begin(), outer.end(), s) - outer.begin())];
+    };
+    for (std::int64_t c = 0; c < combos; ++c) {
+      std::int64_t rest = c;
+      for (std::size_t i = outer.size(); i-- > 0;) {
+        const std::int64_t ext = sym_extent(outer[i], a.shape);
+        value[i] = rest % ext;
+        rest /= ext;
+      }
+      std::vector<std::int64_t> lo(a.shape.size(), 0), hi(a.shape.size());
+      for (std::size_t x = 0; x < a.shape.size(); ++x) hi[x] = a.shape[x] - 1;
+      bool exact = true, empty = false;
+      for (const Condition& cond : mask.all) {
+        std::int64_t constant = cond.expr.constant;
+        std::vector<Term> axes;
+        for (const Term& term : cond.expr.terms) {
+          if (term.sym.kind == Sym::Kind::axis) {
+            if (cond.expr.shape.at(static_cast<std::size_t>(term.sym.index)) > 1) axes.push_back(term);
+          } else {
+            constant += term.coeff * value_of(term.sym);
+          }
+        }
+        if (cond.not_equal || axes.size() > 1) {
+          exact = false;
+          continue;
+        }
+        if (axes.empty()) {
+          if (constant < 0) empty = true;
+          continue;
+        }
+        const std::size_t x = static_cast<std::size_t>(axes[0].sym.index);
+        const std::int64_t coeff = axes[0].coeff;
+        if (coeff > 0) lo[x] = std::max(lo[x], -floor_div(constant, coeff));  // x >= ceil(-c / coeff)
+        else hi[x] = std::min(hi[x], floor_div(constant, -coeff));
+        if (lo[x] > hi[x]) empty = true;
+      }
+      if (empty) continue;
+      for (std::size_t d = 0; d < a.indices.size(); ++d) {
+        const IndexExpr& e = a.indices[d];
+        __int128 rlo = e.constant, rhi = e.constant;
+        for (const Term& term : e.terms) {
+          if (term.sym.kind == Sym::Kind::axis) {
+            if (e.shape.at(static_cast<std::size_t>(term.sym.index)) == 1) continue;
+            const std::size_t x = static_cast<std::size_t>(term.sym.index);
+            const __int128 p = static_cast<__int128>(term.coeff) * lo[x], q = static_cast<__int128>(term.coeff) * hi[x];
+            rlo += std::min(p, q);
+            rhi += std::max(p, q);
+          } else {
+            rlo += static_cast<__int128>(term.coeff) * value_of(term.sym);
+            rhi += static_cast<__int128>(term.coeff) * value_of(term.sym);
+          }
+        }
+        const std::int64_t size = k.tensors.at(static_cast<std::size_t>(a.tensor)).shape[d];
+        if ((rlo < 0 || rhi >= size) && exact) {
+          std::vector<std::string> at;
+          for (std::size_t i = 0; i < outer.size(); ++i)
+            at.push_back(fmt::format("{}={}", to_string(IndexExpr::symbol(outer[i])), value[i]));
+          const IndexRange r{static_cast<std::int64_t>(rlo), static_cast<std::int64_t>(rhi)};
+          out_of_bound(a, d, r, at.empty() ? " under its mask" : fmt::format(" under its mask at {}", fmt::join(at, ", ")));
+        }
       }
     }
   }
 
-  void operator()(const LoadOp& op) const { check_access(op.src); }
-  void operator()(const BinaryOp& op) const { check_partitions(k.tiles.at(op.result).shape, op.loc); }
-  void operator()(const StoreOp& op) const { check_access(op.dst); }
+  /** The loop variable `loop` and loops inside it: what varies within one iteration of an enclosing loop. */
+  bool inside(int loop, int outer_loop) const {
+    for (int l = loop; l >= 0; l = k.loops.at(static_cast<std::size_t>(l)).parent)
+      if (l == outer_loop) return true;
+    return false;
+  }
+
+  /** Two iterations of an enclosing affine_range must not write the same element (PSUM += excepted). */
+  void check_output_dependencies(const StoreOp& op) const {
+    if (op.accumulate) return;
+    const int scope = tensor_scope.at(static_cast<std::size_t>(op.dst.tensor));
+    for (int l : open) {
+      const LoopInfo& info = k.loops.at(static_cast<std::size_t>(l));
+      if (info.kind != LoopKind::affine || info.trip <= 1) continue;
+      if (scope >= 0 && inside(scope, l)) continue;  // a fresh tensor on every iteration
+      bool disjoint = false, uses = false;
+      for (const IndexExpr& e : op.dst.indices) {
+        const std::int64_t step = e.coeff_of({Sym::Kind::loop, l});
+        if (step == 0) continue;
+        uses = true;
+        std::int64_t span = 0;  // how far one iteration's writes spread along this dimension
+        for (const Term& t : e.terms) {
+          const bool varies = t.sym.kind == Sym::Kind::axis || (t.sym.kind == Sym::Kind::loop && t.sym.index != l &&
+                                                                inside(t.sym.index, l));
+          if (varies) span += (t.coeff < 0 ? -t.coeff : t.coeff) * (sym_extent(t.sym, e.shape) - 1);
+        }
+        if ((step < 0 ? -step : step) > span) disjoint = true;
+      }
+      if (!disjoint) {
+        const TensorDecl& t = k.tensors.at(static_cast<std::size_t>(op.dst.tensor));
+        fail("err_unexpected_output_dependencies", op.loc,
+             fmt::format("iterations of affine_range l{} ({}:{}, {} iterations) write the same elements of tensor {}: "
+                         "{}; index by the loop variable, or use sequential_range for a carried dependency",
+                         l, info.loc.file, info.loc.line, info.trip, t.name,
+                         uses ? "the writes of consecutive iterations overlap"
+                              : "the write does not depend on the loop variable"));
+      }
+    }
+  }
+
+  void check_tile(int tile, const SourceLoc& loc) const {
+    check_partitions(k.tiles.at(static_cast<std::size_t>(tile)).shape, loc);
+  }
+
+  void operator()(const LoadOp& op) const { check_access(op.src, op.mask); }
+  void operator()(const StoreOp& op) const {
+    check_access(op.dst, op.mask);
+    check_output_dependencies(op);
+  }
+  void operator()(const AllocOp&) const {}
+  void operator()(const ActivationOp& op) const { check_tile(op.result, op.loc); }
+  void operator()(const BinaryOp& op) const { check_tile(op.result, op.loc); }
+  void operator()(const SelectOp& op) const { check_tile(op.result, op.loc); }
+  void operator()(const IotaOp& op) const { check_tile(op.result, op.loc); }
+  void operator()(const ReduceOp& op) const { check_tile(op.result, op.loc); }
+  void operator()(const MatmulOp& op) const { check_tile(op.result, op.loc); }
+  void operator()(const TransposeOp& op) const { check_tile(op.result, op.loc); }
+  void operator()(const LoopOp&) const {}
+  void operator()(const LoopEndOp&) const {}
   void operator()(const std::monostate&) const {}
 };
 
@@ -63,8 +232,23 @@ void validate(const KernelIR& k, const std::vector<std::int64_t>& grid) {
     throw InternalError(fmt::format("validate: grid of rank {} for a kernel traced at rank {}", grid.size(),
                                     k.grid_rank));
   }
-  Validator v{k, grid};
-  for (const Op& op : k.body) std::visit(v, op);
+  Validator v{k, grid, {}, std::vector<int>(k.tensors.size(), -1)};
+  for (const Op& op : k.body) {
+    if (const auto* l = std::get_if<LoopOp>(&op)) v.open.push_back(l->loop);
+    else if (std::holds_alternative<LoopEndOp>(op)) v.open.pop_back();
+    else if (const auto* a = std::get_if<AllocOp>(&op))
+      v.tensor_scope[static_cast<std::size_t>(a->tensor)] = v.open.empty() ? -1 : v.open.back();
+    std::visit(v, op);
+  }
+  const std::vector<int> stores = count_stores(k);
+  for (int id : k.outputs) {
+    const TensorDecl& t = k.tensors.at(static_cast<std::size_t>(id));
+    if (stores.at(static_cast<std::size_t>(id)) == 0 && !t.fill) {
+      throw UserError("err_tensor_output_not_written_to", k.name, t.loc,
+                      fmt::format("output tensor {} {} is returned but no nl::store writes it", t.name,
+                                  shape_str(t.shape)));
+    }
+  }
 }
 
 }  // namespace nki::ir

@@ -16,6 +16,7 @@ struct Sym {
   enum class Kind : std::uint8_t {
     program_id,  ///< program_id(index): a runtime value of the launch
     axis,        ///< the coordinate along dimension `index` of the index's shape (from arange)
+    loop,        ///< the variable of loop `index` (affine_range / sequential_range)
   };
   Kind kind;
   int index;

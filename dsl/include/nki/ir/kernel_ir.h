@@ -1,7 +1,8 @@
-/** \file The kernel IR: tensors, tile ops and the traced kernel that holds them. */
+/** \file The kernel IR: tensors, loops, tile ops and the traced kernel that holds them. */
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -15,10 +16,16 @@ namespace nki::ir {
 
 /** Where a tensor lives. */
 enum class Memory : std::uint8_t {
-  hbm_input,   ///< a kernel argument, in HBM
-  shared_hbm,  ///< ndarray(..., buffer=shared_hbm): one buffer all instances see; returned
+  hbm_input,    ///< a kernel argument, in HBM
+  shared_hbm,   ///< ndarray(..., buffer=shared_hbm): one buffer all instances see; returned
+  private_hbm,  ///< per instance, in HBM
+  sbuf,         ///< state buffer, per instance (on chip)
+  psum,         ///< matmul accumulator, per instance (on chip)
 };
 const char* memory_name(Memory m);
+inline bool is_hbm(Memory m) { return m == Memory::hbm_input || m == Memory::shared_hbm || m == Memory::private_hbm; }
+/** Tensors that live per instance and are (re)allocated where an AllocOp runs. */
+inline bool is_per_instance(Memory m) { return m == Memory::private_hbm || m == Memory::sbuf || m == Memory::psum; }
 
 struct TensorDecl {
   int id;
@@ -27,9 +34,30 @@ struct TensorDecl {
   DType dtype;
   Memory memory;
   SourceLoc loc;
+  int par_dim = 0;                   ///< the partition dimension of an on-chip array (nl::par_dim)
+  std::optional<double> fill;        ///< zeros / ones / full: the value every element starts with
 };
 
-/** tensor[indices...]: one affine index per tensor dimension, broadcast to the tile `shape`. */
+/**
+ * A predicate over affine indices: all conditions hold. A condition is `expr >= 0`, or
+ * `expr != 0` when `not_equal`. Expressions broadcast over the op's tile like indices.
+ * An empty predicate is true everywhere (no mask).
+ */
+struct Condition {
+  IndexExpr expr;
+  bool not_equal = false;
+  bool operator==(const Condition&) const = default;
+};
+struct Predicate {
+  std::vector<Condition> all;
+  bool empty() const { return all.empty(); }
+  bool operator==(const Predicate&) const = default;
+};
+
+/**
+ * tensor[indices...]: one affine index per tensor dimension, broadcast to the tile
+ * `shape`. Axis symbol k of an index is the coordinate along tile dimension k.
+ */
 struct Access {
   int tensor = -1;
   std::vector<IndexExpr> indices;
@@ -40,11 +68,16 @@ struct Access {
 /** An operand of a compute op: a tile (by id) or a weakly typed scalar constant. */
 struct Operand {
   int tile = -1;  ///< -1 for a scalar
-  float scalar = 0.0f;
+  double scalar = 0.0;
+  bool scalar_is_float = true;
   bool is_scalar() const { return tile < 0; }
 };
 
-enum class BinaryKind : std::uint8_t { add, subtract, multiply, divide, maximum, minimum };
+enum class BinaryKind : std::uint8_t {
+  add, subtract, multiply, divide, maximum, minimum, power,
+  equal, not_equal, greater, greater_equal, less, less_equal,  ///< 1 or 0
+  logical_and, logical_or,                                     ///< on truth values (non-zero is true)
+};
 const char* binary_name(BinaryKind k);
 /**
  * The operation both executors perform in fp32: numpy semantics for maximum/minimum
@@ -52,43 +85,154 @@ const char* binary_name(BinaryKind k);
  */
 float apply_binary(BinaryKind k, float a, float b);
 
-// ---- ops: every op is a plain struct listed once in NKI_IR_OPS ----
+/** Activation functions of the Scalar engine (nl.exp, ...); `copy` is the identity. */
+enum class ActKind : std::uint8_t {
+  copy, exp, log, tanh, sigmoid, relu, gelu, sqrt, rsqrt, reciprocal, abs, negative, square,
+};
+const char* act_name(ActKind k);
+/** f(x) in fp32 (gelu: the tanh approximation NKI's gelu uses); NaN results canonical. */
+float apply_activation(ActKind k, float x);
 
-/** result = load(src): HBM -> on-chip tile of the tensor's dtype. */
+enum class ReduceKind : std::uint8_t { sum, max, min, mean };
+const char* reduce_name(ReduceKind k);
+
+enum class LoopKind : std::uint8_t { affine, sequential };
+const char* loop_kind_name(LoopKind k);
+
+// ---- ops: every op is a plain struct listed once in NKI_IR_OPS ----
+// Compute ops compute in fp32 and round the result to the result tile's dtype. A compute
+// op's `mask` selects the output elements it computes; the others are 0 and its operands
+// are not read there.
+
+/** result = src (HBM -> SBUF with nl::load, or a read of an on-chip array); masked-off elements are 0. */
 struct LoadOp {
   int result = -1;
   Access src;
+  Predicate mask;
   SourceLoc loc;
 };
 
-/** result = op(lhs, rhs) computed in fp32, rounded to `dtype`, broadcast along free dims. */
+/**
+ * dst = value (or dst += value when `accumulate`, in the tensor's dtype after an fp32 add),
+ * rounded to the tensor's dtype; masked-off elements are not written.
+ */
+struct StoreOp {
+  Access dst;
+  int value = -1;
+  Predicate mask;
+  bool accumulate = false;
+  SourceLoc loc;
+};
+
+/** A per-instance tensor comes to life here (again on every loop iteration); filled if it has a fill. */
+struct AllocOp {
+  int tensor = -1;
+  SourceLoc loc;
+};
+
+/** result = f(data * scale + bias); scale and bias are scalars or [P, 1] tiles. */
+struct ActivationOp {
+  int result = -1;
+  ActKind kind = ActKind::copy;
+  Operand data, scale, bias;
+  Predicate mask;
+  SourceLoc loc;
+};
+
+/** result = op(lhs, rhs), broadcast along free dims. */
 struct BinaryOp {
   int result = -1;
   BinaryKind kind = BinaryKind::add;
   Operand lhs, rhs;
+  Predicate mask;
   SourceLoc loc;
 };
 
-/** store(dst, value): tile -> HBM, rounded to the tensor's dtype. */
-struct StoreOp {
-  Access dst;
-  int value = -1;
+/** result = cond ? on_true : on_false, where cond is a tile (non-zero is true) or, when `cond` is a scalar, `pred`. */
+struct SelectOp {
+  int result = -1;
+  Operand cond;
+  Predicate pred;  ///< used when cond is a scalar (isa.affine_select)
+  Operand on_true, on_false;
+  Predicate mask;
   SourceLoc loc;
+};
+
+/** result = the value of an affine expression over the tile (isa.iota). */
+struct IotaOp {
+  int result = -1;
+  IndexExpr expr;
+  Predicate mask;
+  SourceLoc loc;
+};
+
+/** result = reduction of `data` over free `axes` in row-major order, fp32 accumulation. */
+struct ReduceOp {
+  int result = -1;
+  ReduceKind kind = ReduceKind::sum;
+  int data = -1;
+  std::vector<int> axes;  ///< sorted, each >= 1
+  bool keepdims = false;
+  Predicate mask;
+  SourceLoc loc;
+};
+
+/** result[m, n] = sum over k (ascending, fp32) of stationary[k, m] * moving[k, n]; result in PSUM, fp32. */
+struct MatmulOp {
+  int result = -1;
+  int stationary = -1, moving = -1;
+  Predicate mask;
+  SourceLoc loc;
+};
+
+/** result[f, p] = x[p, f] (2-D tiles). */
+struct TransposeOp {
+  int result = -1;
+  int data = -1;
+  SourceLoc loc;
+};
+
+/** Starts loop `loop`; the body runs up to the matching LoopEndOp at index `end` of the body. */
+struct LoopOp {
+  int loop = -1;
+  int end = -1;
+  SourceLoc loc;
+};
+struct LoopEndOp {
+  int loop = -1;
 };
 
 #define NKI_IR_OPS(X) \
   X(LoadOp)           \
+  X(StoreOp)          \
+  X(AllocOp)          \
+  X(ActivationOp)     \
   X(BinaryOp)         \
-  X(StoreOp)
+  X(SelectOp)         \
+  X(IotaOp)           \
+  X(ReduceOp)         \
+  X(MatmulOp)         \
+  X(TransposeOp)      \
+  X(LoopOp)           \
+  X(LoopEndOp)
 
 #define NKI_IR_OP_TYPE(T) T,
 using Op = std::variant<NKI_IR_OPS(NKI_IR_OP_TYPE) std::monostate>;
 #undef NKI_IR_OP_TYPE
 
-/** Shape and dtype of each SSA tile value, indexed by tile id. */
+/** Shape, dtype and memory of each SSA tile value, indexed by tile id. */
 struct TileInfo {
   Shape shape;
   DType dtype;
+  Memory memory = Memory::sbuf;
+};
+
+/** A loop of the kernel: `trip` iterations of its variable 0, 1, ..., trip - 1. */
+struct LoopInfo {
+  std::int64_t trip = 0;
+  LoopKind kind = LoopKind::affine;
+  int parent = -1;  ///< the enclosing loop, -1 at top level
+  SourceLoc loc;
 };
 
 /** A traced kernel for one argument signature and grid rank. */
@@ -98,8 +242,14 @@ struct KernelIR {
   std::vector<int> params;          ///< tensor ids of the arguments, in order
   std::vector<int> outputs;         ///< tensor ids returned, in order
   std::vector<TileInfo> tiles;      ///< indexed by tile id
-  std::vector<Op> body;             ///< in program order
+  std::vector<LoopInfo> loops;      ///< indexed by loop id
+  std::vector<Op> body;             ///< in program order; loops are LoopOp ... LoopEndOp
   int grid_rank = 0;                ///< number of program axes the kernel was traced for
 };
+
+/** The tile ids an op reads (operands that are tiles). */
+std::vector<int> tiles_read(const Op& op);
+/** The tile an op defines, or -1. */
+int tile_defined(const Op& op);
 
 }  // namespace nki::ir
