@@ -54,9 +54,28 @@ void install_halide_handlers() {
 }
 
 Halide::Type storage_type(DType t) {
-  // 16-bit floats are handled as raw bits: the conversions below are ours, bit-exact on every CPU
-  // (Halide's own float16 casts do not keep NaN on every path).
-  return t == DType::fp32 ? Halide::Float(32) : Halide::UInt(16);
+  // 16-bit and 8-bit floats are handled as raw bits: the conversions below are ours, bit-exact
+  // on every CPU (Halide's own float16 casts do not keep NaN on every path).
+  switch (t) {
+    case DType::fp32: return Halide::Float(32);
+    case DType::bf16:
+    case DType::fp16: return Halide::UInt(16);
+    case DType::fp8_e4m3:
+    case DType::fp8_e5m2:
+    case DType::uint8:
+    case DType::boolean: return Halide::UInt(8);
+    case DType::int8: return Halide::Int(8);
+    case DType::int16: return Halide::Int(16);
+    case DType::int32: return Halide::Int(32);
+    case DType::uint16: return Halide::UInt(16);
+    case DType::uint32: return Halide::UInt(32);
+  }
+  throw InternalError(fmt::format("no storage type for dtype {}", static_cast<int>(t)));
+}
+
+/** Tile values travel as fp32, except 32-bit integers, which need fp64 to stay exact (as double in the interpreter). */
+Halide::Type value_type(DType t) {
+  return (t == DType::int32 || t == DType::uint32) ? Halide::Float(64) : Halide::Float(32);
 }
 
 Expr u32(std::uint32_t v) { return Halide::cast(Halide::UInt(32), Expr(static_cast<int32_t>(v))); }
@@ -79,8 +98,9 @@ Expr to_f32(Expr stored, DType t) {
       Expr normal = as_f32(sign | ((exp + u32(112)) << 23) | (man << 13));
       return Halide::select(exp == u32(0), subnormal, exp == u32(0x1f), inf_nan, normal);
     }
+    default: break;
   }
-  return stored;
+  throw InternalError("to_f32 of a non-16-bit float");
 }
 
 /** fp32 -> stored element of `t`, round to nearest even; NaN kept quiet with its sign (as nki::float_to_*_bits). */
@@ -117,15 +137,90 @@ Expr from_f32(Expr f, DType t) {
                                  subnormal, normal);
       return Halide::cast(Halide::UInt(16), bits);
     }
+    default: break;
   }
-  return f;
+  throw InternalError("from_f32 to a non-16-bit float");
 }
 
-Expr round_to(Expr f, DType t) { return t == DType::fp32 ? f : to_f32(from_f32(f, t), t); }
+// ---- element conversions beyond the 16-bit floats: through functions shared with the interpreter ----
+
+float extern_activation(int32_t kind, float x) { return ir::apply_activation(static_cast<ir::ActKind>(kind), x); }
+float extern_power(float a, float b) { return ir::apply_binary(ir::BinaryKind::power, a, b); }
+float extern_fp8_to_f32(int32_t e5m2, uint8_t bits) {
+  return e5m2 ? fp8_e5m2_bits_to_float(bits) : fp8_e4m3_bits_to_float(bits);
+}
+uint8_t extern_f32_to_fp8(int32_t e5m2, float f) { return e5m2 ? float_to_fp8_e5m2_bits(f) : float_to_fp8_e4m3_bits(f); }
+
+/** The module every pipeline links against for the calls above. */
+const Halide::Internal::JITModule& extern_module() {
+  static const Halide::Internal::JITModule m = [] {
+    Halide::Internal::JITModule j;
+    j.add_extern_for_export("nki_activation", Halide::ExternCFunction(&extern_activation));
+    j.add_extern_for_export("nki_power", Halide::ExternCFunction(&extern_power));
+    j.add_extern_for_export("nki_fp8_to_f32", Halide::ExternCFunction(&extern_fp8_to_f32));
+    j.add_extern_for_export("nki_f32_to_fp8", Halide::ExternCFunction(&extern_f32_to_fp8));
+    return j;
+  }();
+  return m;
+}
+
+Expr call_extern(Halide::Type t, const char* name, std::vector<Expr> args) {
+  return Halide::Internal::Call::make(t, name, args, Halide::Internal::Call::PureExtern);
+}
+
+Expr f32(Expr v) { return v.type() == Halide::Float(32) ? v : Halide::cast(Halide::Float(32), v); }
+Expr f64(Expr v) { return v.type() == Halide::Float(64) ? v : Halide::cast(Halide::Float(64), v); }
+Expr f64_const(double v) { return Halide::Internal::make_const(Halide::Float(64), v); }
+
+/** A stored element of `t` -> its exact value (value_type(t)). */
+Expr load_value(Expr stored, DType t) {
+  switch (t) {
+    case DType::fp32: return stored;
+    case DType::bf16:
+    case DType::fp16: return to_f32(stored, t);
+    case DType::fp8_e4m3:
+    case DType::fp8_e5m2:
+      return call_extern(Halide::Float(32), "nki_fp8_to_f32", {Expr(t == DType::fp8_e5m2 ? 1 : 0), stored});
+    case DType::boolean: return Halide::select(stored != 0, Expr(1.0f), Expr(0.0f));
+    default: return Halide::cast(value_type(t), stored);
+  }
+}
+
+/** A value (fp32 or fp64) -> the stored element of `t`, as nki::store_element does. */
+Expr store_value(Expr v, DType t) {
+  switch (t) {
+    case DType::fp32: return f32(v);
+    case DType::bf16:
+    case DType::fp16: return from_f32(f32(v), t);
+    case DType::fp8_e4m3:
+    case DType::fp8_e5m2:
+      return call_extern(Halide::UInt(8), "nki_f32_to_fp8", {Expr(t == DType::fp8_e5m2 ? 1 : 0), f32(v)});
+    case DType::boolean:
+      return Halide::cast(Halide::UInt(8), Halide::select(Halide::is_nan(v) || v != Halide::cast(v.type(), 0), 1, 0));
+    default: {
+      const Halide::Type st = storage_type(t);
+      Expr d = f64(v);
+      const double lo = st.is_int() ? static_cast<double>(*Halide::Internal::as_const_int(st.min())) : 0.0;
+      const double hi = st.is_int() ? static_cast<double>(*Halide::Internal::as_const_int(st.max()))
+                                    : static_cast<double>(*Halide::Internal::as_const_uint(st.max()));
+      Expr clamped = Halide::clamp(Halide::round(d), f64_const(lo), f64_const(hi));
+      return Halide::select(Halide::is_nan(d), Halide::cast(st, 0), Halide::cast(st, clamped));
+    }
+  }
+}
+
+/** round_to_dtype: any value -> the nearest value of `t` (value_type(t)). */
+Expr round_value(Expr v, DType t) {
+  if (t == DType::fp32) return f32(v);
+  return load_value(store_value(v, t), t);
+}
+
+Expr canonical_nan(Expr r) { return Halide::select(Halide::is_nan(r), as_f32(u32(0x7fc00000)), r); }
 
 Expr binary_raw(ir::BinaryKind k, Expr a, Expr b) {
   using Halide::is_nan;
   using Halide::select;
+  const Expr one(1.0f), zero(0.0f);
   switch (k) {
     case ir::BinaryKind::add: return a + b;
     case ir::BinaryKind::subtract: return a - b;
@@ -134,195 +229,279 @@ Expr binary_raw(ir::BinaryKind k, Expr a, Expr b) {
     // numpy semantics, as ir::apply_binary.
     case ir::BinaryKind::maximum: return select(is_nan(a), a, select(is_nan(b), b, select(a >= b, a, b)));
     case ir::BinaryKind::minimum: return select(is_nan(a), a, select(is_nan(b), b, select(a <= b, a, b)));
+    case ir::BinaryKind::power: return call_extern(Halide::Float(32), "nki_power", {a, b});
+    // IEEE comparisons: every comparison with a NaN is false, except !=.
+    case ir::BinaryKind::equal: return select(a == b && !is_nan(a) && !is_nan(b), one, zero);
+    case ir::BinaryKind::not_equal: return select(a == b && !is_nan(a) && !is_nan(b), zero, one);
+    case ir::BinaryKind::greater: return select(a > b && !is_nan(a) && !is_nan(b), one, zero);
+    case ir::BinaryKind::greater_equal: return select(a >= b && !is_nan(a) && !is_nan(b), one, zero);
+    case ir::BinaryKind::less: return select(a < b && !is_nan(a) && !is_nan(b), one, zero);
+    case ir::BinaryKind::less_equal: return select(a <= b && !is_nan(a) && !is_nan(b), one, zero);
+    case ir::BinaryKind::logical_and: return select((a != zero || is_nan(a)) && (b != zero || is_nan(b)), one, zero);
+    case ir::BinaryKind::logical_or: return select((a != zero || is_nan(a)) || (b != zero || is_nan(b)), one, zero);
   }
   return a;
 }
 
 /** As ir::apply_binary: a NaN result is the canonical quiet NaN, whatever the operands' payloads. */
-Expr binary(ir::BinaryKind k, Expr a, Expr b) {
-  Expr r = binary_raw(k, a, b);
-  return Halide::select(Halide::is_nan(r), as_f32(u32(0x7fc00000)), r);
+Expr binary(ir::BinaryKind k, Expr a, Expr b) { return canonical_nan(binary_raw(k, a, b)); }
+
+/** As ir::apply_activation; the transcendental ones call it, so both executors share libm. */
+Expr activation(ir::ActKind k, Expr x) {
+  switch (k) {
+    case ir::ActKind::copy: return x;
+    case ir::ActKind::relu: return canonical_nan(Halide::select(x > 0.0f, x, Expr(0.0f) * x));
+    case ir::ActKind::sqrt: return canonical_nan(Halide::sqrt(x));
+    case ir::ActKind::rsqrt: return canonical_nan(Expr(1.0f) / Halide::sqrt(x));
+    case ir::ActKind::reciprocal: return canonical_nan(Expr(1.0f) / x);
+    case ir::ActKind::abs: return canonical_nan(Halide::abs(x));
+    case ir::ActKind::negative: return canonical_nan(-x);
+    case ir::ActKind::square: return canonical_nan(x * x);
+    default: return call_extern(Halide::Float(32), "nki_activation", {Expr(static_cast<int32_t>(k)), x});
+  }
 }
 
-/** Builds Halide Funcs for one kernel's tiles; tile dim d is Halide dimension (rank - 1 - d). */
+/** Ops whose results are computed into a scratch buffer of their own (not fused into consumers). */
+bool is_materialized_kind(const ir::Op& op) {
+  return std::holds_alternative<ir::MatmulOp>(op) || std::holds_alternative<ir::ReduceOp>(op) ||
+         std::holds_alternative<ir::TransposeOp>(op);
+}
+
+/**
+ * Builds Halide Funcs for one kernel's tiles. Tile dim d is Halide dimension (rank - 1 - d);
+ * every Func has one more argument, the instance-batch var j.
+ */
 class Lowerer {
  public:
-  explicit Lowerer(const ir::KernelIR& k) : k_(k), tiles_(k.tiles.size()), raw_(k.tiles.size()) {
+  explicit Lowerer(const ir::KernelIR& k) : k_(k), tiles_(k.tiles.size()) {
     for (int a = 0; a < k.grid_rank; ++a) pids_.emplace_back(fmt::format("pid{}", a));
+    for (std::size_t l = 0; l < k.loops.size(); ++l) loops_.emplace_back(fmt::format("loop{}", l));
   }
 
-  /** The instance-batch dimension (the last argument of every Func). */
   const Var& batch() const { return j_; }
-
   const std::vector<Halide::Param<int32_t>>& pids() const { return pids_; }
+  const std::vector<Halide::Param<int32_t>>& loops() const { return loops_; }
   std::map<int, Halide::ImageParam>& inputs() { return inputs_; }
 
-  /** A load fused into its consumers: the tensor is read where the tile is used. */
-  void define(const ir::LoadOp& op) {
-    const std::vector<Var> v = vars(op.src.shape.size());
-    Func f(fmt::format("t{}", op.result));
-    f(v) = to_f32(loaded(op, v), k_.tensors[op.src.tensor].dtype);
-    tiles_[op.result] = f;
-  }
-
-  /** The raw elements a load reads, as a Func over the tile (for copying into scratch). */
-  Func load_copy(const ir::LoadOp& op) {
-    const std::vector<Var> v = vars(op.src.shape.size());
-    Func f("load_copy");
-    f(v) = loaded(op, v);
-    return f;
-  }
-
-  /** A load materialized in scratch buffer `scratch`: consumers read the copy. */
-  void define_from_scratch(const ir::LoadOp& op, int scratch) {
-    const Shape& shape = k_.tiles[op.result].shape;
-    const DType dt = k_.tensors[op.src.tensor].dtype;
-    Halide::ImageParam& p = dense_input(scratch_key(scratch), dt, shape, fmt::format("scratch{}", scratch));
-    const std::vector<Var> v = vars(shape.size());
-    Func f(fmt::format("t{}", op.result));
-    f(v) = to_f32(p(std::vector<Expr>(v.begin(), v.end() - 1)), dt);
-    tiles_[op.result] = f;
-  }
-
-  /** Argument keys: a tensor id (>= 0), or a scratch buffer (< 0). */
-  static int scratch_key(int scratch) { return -1 - scratch; }
-
-  void define(const ir::BinaryOp& op) {
-    const ir::TileInfo& ti = k_.tiles[op.result];
-    const std::vector<Var> v = vars(ti.shape.size());
-    Func raw(fmt::format("t{}_f32", op.result));
-    raw(v) = binary(op.kind, operand(op.lhs, ti.shape, v), operand(op.rhs, ti.shape, v));
-    Func f(fmt::format("t{}", op.result));
-    f(v) = round_to(raw(v), ti.dtype);
-    raw_[op.result] = raw;
-    tiles_[op.result] = f;
-  }
-
-  /** The stored value of a store: the tile converted to the tensor's dtype, over the access shape. */
-  Func stored(const ir::StoreOp& op) {
-    const DType dst = k_.tensors[op.dst.tensor].dtype;
-    const ir::TileInfo& vi = k_.tiles[op.value];
-    const std::vector<Var> v = vars(op.dst.shape.size());
-    std::vector<Expr> at = broadcast_coords(vi.shape, op.dst.shape, v);
-    // Rounding is idempotent: convert an op's unrounded fp32 result once when the dtypes agree.
-    Expr value = (raw_[op.value].defined() && vi.dtype == dst) ? raw_[op.value](at) : tiles_[op.value](at);
-    Func out("stored");
-    out(v) = from_f32(value, dst);
-    return out;
-  }
-
- private:
-  const ir::KernelIR& k_;
-  std::vector<Func> tiles_, raw_;
-  std::vector<Halide::Param<int32_t>> pids_;
-  std::map<int, Halide::ImageParam> inputs_;
-  Var j_{"j"};
+  /** The value Func of a tile (value_type of its dtype). */
+  Func& tile(int id) { return tiles_[static_cast<std::size_t>(id)]; }
 
   /** Halide-ordered vars of a tile of `rank` dimensions, then the batch var. */
   std::vector<Var> vars(std::size_t rank) const {
     std::vector<Var> v;
-    for (std::size_t k = 0; k < rank; ++k) v.emplace_back(fmt::format("x{}", k));
+    for (std::size_t q = 0; q < rank; ++q) v.emplace_back(fmt::format("x{}", q));
     v.push_back(j_);
     return v;
   }
-  /** Tile coordinates in tile-dimension order from Halide-ordered vars (batch var dropped). */
-  static std::vector<Expr> tile_coords(const std::vector<Var>& v) {
-    std::vector<Expr> c(v.rbegin() + 1, v.rend());
-    return c;
+  /** Tile coordinates in tile-dimension order from Halide-ordered args (batch dropped). */
+  template <class V>
+  static std::vector<Expr> tile_coords(const std::vector<V>& v) {
+    return std::vector<Expr>(v.rbegin() + 1, v.rend());
   }
-  /** Halide-ordered call arguments reading a tile of shape `from` at coordinates of shape `to`. */
-  std::vector<Expr> broadcast_coords(const Shape& from, const Shape& to, const std::vector<Var>& v) const {
+  /** Halide-ordered call args for a tile-order coordinate list and the batch var. */
+  std::vector<Expr> call_args(const std::vector<Expr>& coords) const {
+    std::vector<Expr> a(coords.rbegin(), coords.rend());
+    a.push_back(j_);
+    return a;
+  }
+
+  /** The value of an operand at tile coordinates `c` of a (possibly larger) result shape. */
+  Expr operand(const ir::Operand& o, const std::vector<Expr>& c) {
+    if (o.is_scalar()) return f64_const(o.scalar);
+    const Shape& s = k_.tiles[static_cast<std::size_t>(o.tile)].shape;
     std::vector<Expr> at;
-    for (int d = static_cast<int>(from.size()) - 1; d >= 0; --d) {
-      const std::size_t k = to.size() - 1 - static_cast<std::size_t>(d);
-      at.push_back(from[d] == 1 && to[d] != 1 ? Expr(0) : Expr(v[k]));
-    }
-    at.push_back(j_);
-    return at;
+    for (std::size_t d = 0; d < s.size(); ++d) at.push_back(s[d] == 1 ? Expr(0) : c[d]);
+    return tile(o.tile)(call_args(at));
   }
 
-  Expr loaded(const ir::LoadOp& op, const std::vector<Var>& v) {
-    const ir::TensorDecl& t = k_.tensors[op.src.tensor];
-    Halide::ImageParam& in = dense_input(op.src.tensor, t.dtype, t.shape, fmt::format("tensor{}", op.src.tensor));
-    std::vector<Expr> idx;
-    const std::vector<Expr> coords = tile_coords(v);
-    for (int d = static_cast<int>(op.src.indices.size()) - 1; d >= 0; --d) idx.push_back(index(op.src.indices[d], coords));
-    return in(idx);
-  }
-
-  /** The argument `key`: a whole row-major buffer of a known shape, so constant bounds and strides. */
-  Halide::ImageParam& dense_input(int key, DType dt, const Shape& shape, const std::string& name) {
-    auto it = inputs_.find(key);
-    if (it != inputs_.end()) return it->second;
-    Halide::ImageParam p(storage_type(dt), static_cast<int>(shape.size()), name);
-    const std::vector<std::int64_t> strides = row_major_strides(shape);
-    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
-      const int hd = static_cast<int>(shape.size()) - 1 - d;
-      p.dim(hd).set_bounds(0, static_cast<int>(shape[d])).set_stride(static_cast<int>(strides[d]));
-    }
-    return inputs_.emplace(key, p).first->second;
-  }
-
-  Expr index(const ir::IndexExpr& e, const std::vector<Expr>& coords) const {
+  Expr index(const ir::IndexExpr& e, const std::vector<Expr>& c) const {
     Expr v = Expr(static_cast<int>(e.constant));
     for (const ir::Term& t : e.terms) {
-      Expr s = t.sym.kind == ir::Sym::Kind::program_id ? pid(t.sym.index)
-                                                       : (e.shape[t.sym.index] == 1 ? Expr(0) : coords[t.sym.index]);
+      Expr s;
+      switch (t.sym.kind) {
+        case ir::Sym::Kind::program_id: s = pid(t.sym.index); break;
+        case ir::Sym::Kind::loop: s = loops_[static_cast<std::size_t>(t.sym.index)]; break;
+        case ir::Sym::Kind::axis: s = e.shape[static_cast<std::size_t>(t.sym.index)] == 1 ? Expr(0) : c[static_cast<std::size_t>(t.sym.index)]; break;
+      }
       v = v + static_cast<int>(t.coeff) * s;
     }
     return v;
   }
 
+  Expr holds(const ir::Predicate& p, const std::vector<Expr>& c) const {
+    Expr ok = Halide::Internal::const_true();
+    for (const ir::Condition& cond : p.all) {
+      Expr v = index(cond.expr, c);
+      ok = ok && (cond.not_equal ? v != 0 : v >= 0);
+    }
+    return ok;
+  }
+
+  /** The elements of an access at tile coordinates (storage type); clamped into the tensor when masked. */
+  Expr read(const ir::Access& a, const std::vector<Expr>& c, bool clamp) {
+    const ir::TensorDecl& t = k_.tensors[static_cast<std::size_t>(a.tensor)];
+    Halide::ImageParam& in = dense_input(a.tensor, storage_type(t.dtype), t.shape, fmt::format("tensor{}", a.tensor));
+    std::vector<Expr> idx;
+    for (int d = static_cast<int>(a.indices.size()) - 1; d >= 0; --d) {
+      Expr i = index(a.indices[static_cast<std::size_t>(d)], c);
+      if (clamp) i = Halide::clamp(i, 0, static_cast<int>(t.shape[static_cast<std::size_t>(d)]) - 1);
+      idx.push_back(i);
+    }
+    return in(idx);
+  }
+
+  /** Defines an op's tile as a Func fused into its consumers. */
+  void define(const ir::Op& op) {
+    std::visit([this](const auto& o) { define_op(o); }, op);
+  }
+
+  /** The value a compute op produces at `c` (before masking and rounding), or an undefined Expr for non-elementwise ops. */
+  Expr elementwise_value(const ir::Op& op, const std::vector<Expr>& c) {
+    return std::visit([&](const auto& o) { return value_of(o, c); }, op);
+  }
+
+  /** A tile read back from scratch buffer `key` (dense, value type, no batch dim). */
+  void define_from_scratch(int tile_id, int key) {
+    const ir::TileInfo& ti = k_.tiles[static_cast<std::size_t>(tile_id)];
+    Halide::ImageParam& p = dense_input(key, value_type(ti.dtype), ti.shape, fmt::format("scratch{}", -1 - key));
+    const std::vector<Var> v = vars(ti.shape.size());
+    Func f(fmt::format("t{}", tile_id));
+    f(v) = p(std::vector<Expr>(v.begin(), v.end() - 1));
+    tile(tile_id) = f;
+  }
+
+  /** The argument `key`: a whole row-major buffer of a known shape, so constant bounds and strides. */
+  Halide::ImageParam& dense_input(int key, Halide::Type type, const Shape& shape, const std::string& name) {
+    auto it = inputs_.find(key);
+    if (it != inputs_.end()) return it->second;
+    Halide::ImageParam p(type, static_cast<int>(shape.size()), name);
+    const std::vector<std::int64_t> strides = row_major_strides(shape);
+    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+      const int hd = static_cast<int>(shape.size()) - 1 - d;
+      p.dim(hd).set_bounds(0, static_cast<int>(shape[static_cast<std::size_t>(d)]))
+          .set_stride(static_cast<int>(strides[static_cast<std::size_t>(d)]));
+    }
+    return inputs_.emplace(key, p).first->second;
+  }
+
+  const ir::KernelIR& ir() const { return k_; }
+
+ private:
+  const ir::KernelIR& k_;
+  std::vector<Func> tiles_;
+  std::vector<Halide::Param<int32_t>> pids_, loops_;
+  std::map<int, Halide::ImageParam> inputs_;
+  Var j_{"j"};
+
   /** program_id(axis): the last axis advances with the batch var. */
   Expr pid(int axis) const {
-    return axis == k_.grid_rank - 1 ? Expr(pids_[axis]) + j_ : Expr(pids_[axis]);
+    return axis == k_.grid_rank - 1 ? Expr(pids_[static_cast<std::size_t>(axis)]) + j_
+                                    : Expr(pids_[static_cast<std::size_t>(axis)]);
   }
 
-  Expr operand(const ir::Operand& o, const Shape& result, const std::vector<Var>& v) const {
-    if (o.is_scalar()) return Expr(o.scalar);
-    return tiles_[o.tile](broadcast_coords(k_.tiles[o.tile].shape, result, v));
+  template <class O>
+  void define_op(const O& o) {
+    if constexpr (requires { o.result; }) {
+      const ir::TileInfo& ti = k_.tiles[static_cast<std::size_t>(o.result)];
+      const std::vector<Var> v = vars(ti.shape.size());
+      const std::vector<Expr> c = tile_coords(v);
+      Expr value = value_of(o, c);
+      if (!value.defined()) throw InternalError(fmt::format("{}: op of tile {} cannot be fused", k_.name, o.result));
+      value = round_value(value, ti.dtype);
+      if constexpr (requires { o.mask; })
+        if (!o.mask.empty()) value = Halide::select(holds(o.mask, c), value, Halide::cast(value.type(), 0));
+      Func f(fmt::format("t{}", o.result));
+      f(v) = value;
+      tile(o.result) = f;
+    }
+  }
+
+  // The unrounded value of each elementwise op at tile coordinates c.
+  Expr value_of(const ir::LoadOp& o, const std::vector<Expr>& c) {
+    const DType dt = k_.tensors[static_cast<std::size_t>(o.src.tensor)].dtype;
+    return load_value(read(o.src, c, !o.mask.empty()), dt);
+  }
+  Expr value_of(const ir::ActivationOp& o, const std::vector<Expr>& c) {
+    const bool identity = o.scale.is_scalar() && o.scale.scalar == 1.0 && o.bias.is_scalar() && o.bias.scalar == 0.0;
+    Expr x = operand(o.data, c);
+    if (o.kind == ir::ActKind::copy && identity) return x;  // data movement: exact
+    x = f32(x);
+    if (!identity) x = x * f32(operand(o.scale, c)) + f32(operand(o.bias, c));
+    return activation(o.kind, x);
+  }
+  Expr value_of(const ir::BinaryOp& o, const std::vector<Expr>& c) {
+    return binary(o.kind, f32(operand(o.lhs, c)), f32(operand(o.rhs, c)));
+  }
+  Expr value_of(const ir::SelectOp& o, const std::vector<Expr>& c) {
+    Expr cond;
+    if (o.cond.is_scalar()) {
+      cond = holds(o.pred, c);
+    } else {
+      Expr x = operand(o.cond, c);
+      cond = x != Halide::cast(x.type(), 0) || Halide::is_nan(x);
+    }
+    return Halide::select(cond, f64(operand(o.on_true, c)), f64(operand(o.on_false, c)));
+  }
+  Expr value_of(const ir::IotaOp& o, const std::vector<Expr>& c) { return f64(index(o.expr, c)); }
+  template <class O>
+  Expr value_of(const O&, const std::vector<Expr>&) {
+    return Expr();
   }
 };
 
-/** One compiled store: its entry point and how to build its arguments. */
+/** One step of a core's program: a compiled call, a loop marker, or filling an on-chip tensor. */
 struct Step {
+  enum class Kind { call, loop, loop_end, fill } kind = Kind::call;
+  // call
   Halide::Internal::JITModule module;
   Halide::Internal::JITModule::argv_wrapper fn = nullptr;
-  std::vector<int> inputs;              ///< argument keys in order (Lowerer::scratch_key for scratch)
-  const ir::StoreOp* store = nullptr;   ///< writes a tensor through a view, or
-  int scratch = -1;                     ///< writes this scratch buffer (a materialized load)
-  std::vector<halide_dimension_t> out_dims;  ///< tile extents and strides, then the batch dim
+  std::vector<int> inputs;                   ///< argument keys in order (tensor id, or -1 - scratch)
+  const ir::StoreOp* store = nullptr;        ///< writes a tensor through a view, or
+  int scratch = -1;                          ///< writes this scratch buffer (a materialized tile)
+  std::vector<halide_dimension_t> out_dims;  ///< extents and strides, then the batch dim
+  // loop / fill
+  int loop = -1;
+  std::size_t end = 0;  ///< loop: index of its loop_end step
+  int tensor = -1;      ///< fill
 };
 
-/** A per-core buffer holding one materialized load tile. */
+/** A per-core buffer holding one materialized tile in its value type. */
 struct Scratch {
   Shape shape;
-  DType dtype;
+  Halide::Type type;
 };
 
 class HalideRunner final : public CoreRunner {
  public:
   HalideRunner(const ir::KernelIR& ir, const std::vector<Step>& steps, const std::vector<Scratch>& scratch,
                bool batchable, std::vector<TensorBinding> tensors)
-      : ir_(ir), steps_(steps), batchable_(batchable), tensors_(std::move(tensors)), bound_(steps.size()) {
+      : ir_(ir), steps_(steps), batchable_(batchable), tensors_(std::move(tensors)), bound_(steps.size()),
+        loop32_(ir.loops.size(), 0) {
+    for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {  // per-instance tensors: this core's own memory
+      const ir::TensorDecl& t = ir_.tensors[i];
+      if (!ir::is_per_instance(t.memory)) continue;
+      own_.emplace_back(static_cast<std::size_t>(shape_elements(t.shape) * dtype_bytes(t.dtype)));
+      tensors_[i] = {own_.back().data(), t.shape, row_major_strides(t.shape), t.dtype};
+    }
     for (const Scratch& sc : scratch) {
-      scratch_mem_.emplace_back(static_cast<std::size_t>(shape_elements(sc.shape) * dtype_bytes(sc.dtype)));
-      scratch_.push_back({scratch_mem_.back().data(), sc.shape, row_major_strides(sc.shape), sc.dtype});
+      own_.emplace_back(static_cast<std::size_t>(shape_elements(sc.shape) * sc.type.bytes()));
+      scratch_.push_back({own_.back().data(), sc.shape, row_major_strides(sc.shape), sc.type});
     }
     for (std::size_t s = 0; s < steps_.size(); ++s) {
-      Bound& b = bound_[s];
       const Step& step = steps_[s];
+      if (step.kind != Step::Kind::call) continue;
+      Bound& b = bound_[s];
       b.in_dims.resize(step.inputs.size());
       b.in.resize(step.inputs.size());
       for (std::size_t i = 0; i < step.inputs.size(); ++i) {
-        const TensorBinding& t = source(step.inputs[i]);
-        for (int d = static_cast<int>(t.shape.size()) - 1; d >= 0; --d)
-          b.in_dims[i].push_back({0, static_cast<int32_t>(t.shape[d]), static_cast<int32_t>(t.strides[d]), 0});
-        b.in[i] = make_buffer(t.data, t.dtype, b.in_dims[i]);
+        const View v = view(step.inputs[i]);
+        for (int d = static_cast<int>(v.shape.size()) - 1; d >= 0; --d)
+          b.in_dims[i].push_back({0, static_cast<int32_t>(v.shape[d]), static_cast<int32_t>(v.strides[d]), 0});
+        b.in[i] = make_buffer(v.data, v.type, b.in_dims[i]);
       }
       b.out_dims = step.out_dims;
-      const TensorBinding& o = step.store ? tensors_[step.store->dst.tensor] : scratch_[step.scratch];
-      b.out = make_buffer(o.data, o.dtype, b.out_dims);
+      const View o = step.store ? view(step.store->dst.tensor) : view(-1 - step.scratch);
+      b.out = make_buffer(o.data, o.type, b.out_dims);
     }
   }
 
@@ -332,27 +511,9 @@ class HalideRunner final : public CoreRunner {
       for (std::int64_t i = 0; i < count; ++i, ++next.back()) run_batch(next, 1);
       return;
     }
-    for (int a = 0; a < ir_.grid_rank; ++a) pid32_[a] = static_cast<int32_t>(pid[a]);
-    for (std::size_t s = 0; s < steps_.size(); ++s) {
-      const Step& step = steps_[s];
-      Bound& b = bound_[s];
-      if (step.store == nullptr) {  // a materialized load: always the same scratch buffer
-        call(step, b);
-        continue;
-      }
-      const TensorBinding& o = tensors_[step.store->dst.tensor];
-      std::int64_t offset = 0;  // where tile coordinate 0 of the first instance lands
-      for (std::size_t d = 0; d < step.store->dst.indices.size(); ++d) {
-        const ir::IndexExpr& e = step.store->dst.indices[d];
-        std::int64_t v = e.constant;
-        for (const ir::Term& t : e.terms)
-          if (t.sym.kind == ir::Sym::Kind::program_id) v += t.coeff * pid[t.sym.index];
-        offset += v * o.strides[d];
-      }
-      b.out.host = reinterpret_cast<uint8_t*>(o.data + offset * dtype_bytes(o.dtype));
-      b.out_dims.back().extent = static_cast<int32_t>(count);
-      call(step, b);
-    }
+    pid_.assign(pid.begin(), pid.end());
+    for (int a = 0; a < ir_.grid_rank; ++a) pid32_[a] = static_cast<int32_t>(pid[static_cast<std::size_t>(a)]);
+    run(0, steps_.size(), count);
   }
 
   static constexpr std::size_t kMaxArgs = 64;
@@ -364,45 +525,112 @@ class HalideRunner final : public CoreRunner {
     std::vector<halide_dimension_t> out_dims;
     halide_buffer_t out{};
   };
+  struct View {
+    std::byte* data;
+    Shape shape;
+    std::vector<std::int64_t> strides;
+    Halide::Type type;
+  };
 
-  void call(const Step& step, Bound& b) {
+  View view(int key) const {
+    if (key >= 0) {
+      const TensorBinding& t = tensors_[static_cast<std::size_t>(key)];
+      return {t.data, t.shape, t.strides, storage_type(t.dtype)};
+    }
+    const ScratchBinding& s = scratch_[static_cast<std::size_t>(-1 - key)];
+    return {s.data, s.shape, s.strides, s.type};
+  }
+
+  void run(std::size_t begin, std::size_t end, std::int64_t count) {
+    for (std::size_t s = begin; s < end; ++s) {
+      const Step& step = steps_[s];
+      switch (step.kind) {
+        case Step::Kind::loop: {
+          const std::int64_t trip = ir_.loops[static_cast<std::size_t>(step.loop)].trip;
+          for (std::int64_t it = 0; it < trip; ++it) {
+            loop32_[static_cast<std::size_t>(step.loop)] = static_cast<int32_t>(it);
+            run(s + 1, step.end, count);
+          }
+          s = step.end;
+          break;
+        }
+        case Step::Kind::loop_end: break;
+        case Step::Kind::fill: fill(step.tensor); break;
+        case Step::Kind::call: call_step(s, count); break;
+      }
+    }
+  }
+
+  void fill(int tensor) {
+    const ir::TensorDecl& t = ir_.tensors[static_cast<std::size_t>(tensor)];
+    const TensorBinding& b = tensors_[static_cast<std::size_t>(tensor)];
+    const std::int64_t n = shape_elements(t.shape);
+    const int bytes = dtype_bytes(t.dtype);
+    std::vector<std::byte> one(static_cast<std::size_t>(bytes));
+    store_element(one.data(), t.dtype, *t.fill);
+    for (std::int64_t i = 0; i < n; ++i) std::memcpy(b.data + i * bytes, one.data(), static_cast<std::size_t>(bytes));
+  }
+
+  void call_step(std::size_t s, std::int64_t count) {
+    const Step& step = steps_[s];
+    Bound& b = bound_[s];
+    if (step.store != nullptr) {
+      const TensorBinding& o = tensors_[static_cast<std::size_t>(step.store->dst.tensor)];
+      std::int64_t offset = 0;  // where tile coordinate 0 of the first instance lands
+      for (std::size_t d = 0; d < step.store->dst.indices.size(); ++d) {
+        const ir::IndexExpr& e = step.store->dst.indices[d];
+        std::int64_t v = e.constant;
+        for (const ir::Term& t : e.terms) {
+          if (t.sym.kind == ir::Sym::Kind::program_id) v += t.coeff * pid_[static_cast<std::size_t>(t.sym.index)];
+          else if (t.sym.kind == ir::Sym::Kind::loop) v += t.coeff * loop32_[static_cast<std::size_t>(t.sym.index)];
+        }
+        offset += v * o.strides[d];
+      }
+      b.out.host = reinterpret_cast<uint8_t*>(o.data + offset * dtype_bytes(o.dtype));
+      b.out_dims.back().extent = static_cast<int32_t>(count);
+    }
     const void* args[kMaxArgs];
     std::size_t n = 0;
     for (halide_buffer_t& in : b.in) args[n++] = &in;
     for (int a = 0; a < ir_.grid_rank; ++a) args[n++] = &pid32_[a];
+    for (int32_t& l : loop32_) args[n++] = &l;
     args[n++] = &b.out;
     if (step.fn(args) != 0) {
       throw InternalError(fmt::format("{}: compiled code failed: {}", ir_.name, last_halide_error));
     }
   }
 
-  const TensorBinding& source(int key) const {
-    return key >= 0 ? tensors_[static_cast<std::size_t>(key)] : scratch_[static_cast<std::size_t>(-1 - key)];
-  }
-
-  static halide_buffer_t make_buffer(std::byte* data, DType t, std::vector<halide_dimension_t>& dims) {
+  static halide_buffer_t make_buffer(std::byte* data, Halide::Type t, std::vector<halide_dimension_t>& dims) {
     halide_buffer_t b{};
     b.host = reinterpret_cast<uint8_t*>(data);
-    const Halide::Type ht = storage_type(t);
-    b.type = halide_type_t(static_cast<halide_type_code_t>(ht.code()), static_cast<uint8_t>(ht.bits()), 1);
+    b.type = halide_type_t(static_cast<halide_type_code_t>(t.code()), static_cast<uint8_t>(t.bits()), 1);
     b.dimensions = static_cast<int32_t>(dims.size());
     b.dim = dims.data();
     return b;
   }
 
+  struct ScratchBinding {
+    std::byte* data;
+    Shape shape;
+    std::vector<std::int64_t> strides;
+    Halide::Type type;
+  };
+
   const ir::KernelIR& ir_;
   const std::vector<Step>& steps_;
   bool batchable_;
   std::vector<TensorBinding> tensors_;
-  std::vector<std::vector<std::byte>> scratch_mem_;
-  std::vector<TensorBinding> scratch_;
+  std::vector<std::vector<std::byte>> own_;
+  std::vector<ScratchBinding> scratch_;
   std::vector<Bound> bound_;
+  std::vector<std::int64_t> pid_;
   int32_t pid32_[16] = {};
+  std::vector<int32_t> loop32_;
 };
 
 class HalideProgram final : public Program {
  public:
-  explicit HalideProgram(std::shared_ptr<const ir::KernelIR> ir) : ir_(std::move(ir)) { compile(); }
+  explicit HalideProgram(std::shared_ptr<const ir::KernelIR> ir) : ir_(std::move(ir)), low_(*ir_) { compile(); }
 
   std::unique_ptr<CoreRunner> bind(const std::vector<TensorBinding>& tensors) const override {
     return std::make_unique<HalideRunner>(*ir_, steps_, scratch_, batchable_, tensors);
@@ -410,133 +638,343 @@ class HalideProgram final : public Program {
 
  private:
   std::shared_ptr<const ir::KernelIR> ir_;
+  Lowerer low_;
   std::vector<Step> steps_;
   std::vector<Scratch> scratch_;
   bool batchable_ = true;
-
+  Halide::Target target_;
+  int lanes_ = 8;
 
   void compile() {
     install_halide_handlers();
-    if (ir_->grid_rank > 16) throw UserError("err_grid_rank", ir_->name, {}, "grids have at most 16 axes");
+    target_ = Halide::get_jit_target_from_environment().with_feature(Halide::Target::StrictFloat);
+    lanes_ = target_.natural_vector_size(Halide::Float(32));
+    const ir::KernelIR& k = *ir_;
+    if (k.grid_rank > 16) throw UserError("err_grid_rank", k.name, {}, "grids have at most 16 axes");
     // Halide indexes buffers with 32-bit integers; every address in range of a tensor is
     // below its element count, so that count bounds every extent, stride and offset.
-    for (const ir::TensorDecl& t : ir_->tensors) {
+    for (const ir::TensorDecl& t : k.tensors) {
       if (shape_elements(t.shape) > INT32_MAX) {
-        throw UserError("err_tensor_too_large", ir_->name, t.loc,
+        throw UserError("err_tensor_too_large", k.name, t.loc,
                         fmt::format("tensor {} {} has {} elements; the halide executor indexes with 32-bit integers "
                                     "(at most {}); use the reference executor",
                                     t.name, shape_str(t.shape), shape_elements(t.shape), INT32_MAX));
       }
     }
-    const std::vector<int> stores = ir::count_stores(*ir_);
-    // Interleaving a core's instances is invisible only if no load reads a stored tensor
-    // and no tensor is written by two stores.
-    batchable_ = ir_->grid_rank > 0;
-    for (const ir::Op& op : ir_->body) {
-      if (const auto* l = std::get_if<ir::LoadOp>(&op); l != nullptr && stores[l->src.tensor] > 0) batchable_ = false;
+    const std::vector<int> stores = ir::count_stores(k);
+    const std::vector<bool> materialized = materialized_tiles(stores);
+
+    // Interleaving a core's instances is invisible only for straight-line kernels whose
+    // loads read tensors nobody stores, whose tensors are stored once, unmasked.
+    batchable_ = k.grid_rank > 0 && k.loops.empty();
+    for (const ir::Op& op : k.body) {
+      if (const auto* l = std::get_if<ir::LoadOp>(&op); l && stores[static_cast<std::size_t>(l->src.tensor)] > 0)
+        batchable_ = false;
+      if (const auto* s = std::get_if<ir::StoreOp>(&op); s && (!s->mask.empty() || s->accumulate)) batchable_ = false;
+      if (std::holds_alternative<ir::AllocOp>(op)) batchable_ = false;
     }
     for (int n : stores) batchable_ = batchable_ && n <= 1;
+    for (bool m : materialized) batchable_ = batchable_ && !m;
 
-    Lowerer low(*ir_);
-    for (const ir::Op& op : ir_->body) {
-      if (const auto* l = std::get_if<ir::LoadOp>(&op)) {
-        if (stores[l->src.tensor] > 0) {
-          steps_.push_back(compile_load_copy(low, *l));
-          low.define_from_scratch(*l, steps_.back().scratch);
-        } else {
-          low.define(*l);
+    std::vector<std::size_t> open;  // indices of open loop steps
+    for (const ir::Op& op : k.body) {
+      if (const auto* l = std::get_if<ir::LoopOp>(&op)) {
+        open.push_back(steps_.size());
+        Step s;
+        s.kind = Step::Kind::loop;
+        s.loop = l->loop;
+        steps_.push_back(std::move(s));
+        continue;
+      }
+      if (std::holds_alternative<ir::LoopEndOp>(op)) {
+        steps_[open.back()].end = steps_.size();
+        open.pop_back();
+        Step s;
+        s.kind = Step::Kind::loop_end;
+        steps_.push_back(std::move(s));
+        continue;
+      }
+      if (const auto* a = std::get_if<ir::AllocOp>(&op)) {
+        if (k.tensors[static_cast<std::size_t>(a->tensor)].fill) {
+          Step s;
+          s.kind = Step::Kind::fill;
+          s.tensor = a->tensor;
+          steps_.push_back(std::move(s));
         }
-      } else if (const auto* b = std::get_if<ir::BinaryOp>(&op)) {
-        low.define(*b);
-      } else if (const auto* s = std::get_if<ir::StoreOp>(&op)) {
-        steps_.push_back(compile_store(low, *s));
+        continue;
+      }
+      if (const auto* s = std::get_if<ir::StoreOp>(&op)) {
+        steps_.push_back(compile_store(*s));
+        continue;
+      }
+      const int t = ir::tile_defined(op);
+      if (t < 0) continue;
+      if (materialized[static_cast<std::size_t>(t)]) {
+        steps_.push_back(compile_materialized(op, t));
+        low_.define_from_scratch(t, -1 - steps_.back().scratch);
+      } else {
+        low_.define(op);
       }
     }
   }
 
-  /** A step copying a load's tile into a new scratch buffer, at the load's place in the program. */
-  Step compile_load_copy(Lowerer& low, const ir::LoadOp& op) {
-    Func out = low.load_copy(op);
-    const Shape& shape = ir_->tiles[op.result].shape;
+  /**
+   * Tiles computed into scratch at their place in the program: matmul, reduce and transpose
+   * results; reads of tensors the kernel writes (a snapshot, so later writes cannot change
+   * what was read); tiles used inside a deeper loop than they were made in (computed once,
+   * not once per iteration); activations read by several ops (computed once).
+   */
+  std::vector<bool> materialized_tiles(const std::vector<int>& stores) const {
+    const ir::KernelIR& k = *ir_;
+    std::vector<bool> m(k.tiles.size(), false);
+    std::vector<int> made_in(k.tiles.size(), -1), uses(k.tiles.size(), 0);
+    std::vector<int> open;
+    for (const ir::Op& op : k.body) {
+      if (const auto* l = std::get_if<ir::LoopOp>(&op)) {
+        open.push_back(l->loop);
+        continue;
+      }
+      if (std::holds_alternative<ir::LoopEndOp>(op)) {
+        open.pop_back();
+        continue;
+      }
+      const int here = open.empty() ? -1 : open.back();
+      for (int t : ir::tiles_read(op)) {
+        ++uses[static_cast<std::size_t>(t)];
+        if (made_in[static_cast<std::size_t>(t)] != here) m[static_cast<std::size_t>(t)] = true;
+      }
+      const int t = ir::tile_defined(op);
+      if (t < 0) continue;
+      made_in[static_cast<std::size_t>(t)] = here;
+      if (is_materialized_kind(op)) m[static_cast<std::size_t>(t)] = true;
+      if (const auto* l = std::get_if<ir::LoadOp>(&op)) {
+        const ir::TensorDecl& src = k.tensors[static_cast<std::size_t>(l->src.tensor)];
+        if (stores[static_cast<std::size_t>(l->src.tensor)] > 0 || ir::is_per_instance(src.memory))
+          m[static_cast<std::size_t>(t)] = true;
+      }
+    }
+    for (std::size_t i = 0; i < k.body.size(); ++i) {
+      if (const auto* a = std::get_if<ir::ActivationOp>(&k.body[i]);
+          a && a->kind != ir::ActKind::copy && uses[static_cast<std::size_t>(a->result)] > 1)
+        m[static_cast<std::size_t>(a->result)] = true;
+    }
+    return m;
+  }
+
+  /** A step computing tile `t` into a new scratch buffer, at the op's place in the program. */
+  Step compile_materialized(const ir::Op& op, int t) {
+    const ir::TileInfo& ti = ir_->tiles[static_cast<std::size_t>(t)];
     Step step;
     step.scratch = static_cast<int>(scratch_.size());
-    scratch_.push_back({shape, ir_->tensors[op.src.tensor].dtype});
-    const std::vector<std::int64_t> strides = row_major_strides(shape);
-    for (int k = static_cast<int>(shape.size()) - 1; k >= 0; --k)
-      step.out_dims.push_back({0, static_cast<int32_t>(shape[k]), static_cast<int32_t>(strides[k]), 0});
-    // batch: always one instance
-    step.out_dims.push_back({0, 1, static_cast<int32_t>(shape_elements(shape)), 0});
-    finish(low, out, step, op.loc, fmt::format("load{}", steps_.size()));
+    scratch_.push_back({ti.shape, value_type(ti.dtype)});
+    const std::vector<std::int64_t> strides = row_major_strides(ti.shape);
+    for (int q = static_cast<int>(ti.shape.size()) - 1; q >= 0; --q)
+      step.out_dims.push_back({0, static_cast<int32_t>(ti.shape[static_cast<std::size_t>(q)]),
+                               static_cast<int32_t>(strides[static_cast<std::size_t>(q)]), 0});
+    step.out_dims.push_back({0, 1, static_cast<int32_t>(shape_elements(ti.shape)), 0});  // batch: one instance
+
+    const std::vector<Var> v = low_.vars(ti.shape.size());
+    const std::vector<Expr> c = Lowerer::tile_coords(v);
+    Func out(fmt::format("m{}", t));
+    std::vector<Func> stages;  // computed before the output, in full
+    Expr value;
+    const ir::Predicate* mask = nullptr;
+    if (const auto* mm = std::get_if<ir::MatmulOp>(&op)) {
+      value = matmul_value(*mm, v, stages);
+      mask = &mm->mask;
+    } else if (const auto* r = std::get_if<ir::ReduceOp>(&op)) {
+      value = reduce_value(*r, v, stages);
+      mask = &r->mask;
+    } else if (const auto* tr = std::get_if<ir::TransposeOp>(&op)) {
+      value = low_.tile(tr->data)(low_.call_args({c[1], c[0]}));
+    } else {
+      value = low_.elementwise_value(op, c);
+      std::visit([&](const auto& o) {
+        if constexpr (requires { o.mask; }) mask = &o.mask;
+      }, op);
+    }
+    value = round_value(value, ti.dtype);
+    if (mask && !mask->empty()) value = Halide::select(low_.holds(*mask, c), value, Halide::cast(value.type(), 0));
+    out(v) = value;
+    for (Func& f : stages) f.compute_root();
+    finish(out, step, ir_->name, fmt::format("tile{}", t), 0);
     return step;
   }
 
-  Step compile_store(Lowerer& low, const ir::StoreOp& op) {
-    Func out = low.stored(op);
-    const ir::TensorDecl& t = ir_->tensors[op.dst.tensor];
+  /** result[m, n] = sum_k st[k, m] * mv[k, n] in fp32, k ascending. */
+  Expr matmul_value(const ir::MatmulOp& op, const std::vector<Var>& v, std::vector<Func>& stages) {
+    const Shape& st = ir_->tiles[static_cast<std::size_t>(op.stationary)].shape;
+    const Var n = v[0], m = v[1], j = v[2];
+    Var a("a"), kk("kk");
+    Func stf("stationary_f32"), mvf("moving_f32"), acc("acc");
+    stf(a, kk, j) = f32(low_.tile(op.stationary)(a, kk, j));  // [K, M]: Halide (m, k)
+    mvf(a, kk, j) = f32(low_.tile(op.moving)(a, kk, j));      // [K, N]: Halide (n, k)
+    Halide::RDom r(0, static_cast<int>(st[0]), "k");
+    acc(n, m, j) = Expr(0.0f);
+    acc(n, m, j) = acc(n, m, j) + stf(m, r, j) * mvf(n, r, j);
+    acc.update().reorder(n, r, m, j);
+    if (ir_->tiles[static_cast<std::size_t>(op.result)].shape[1] >= lanes_) acc.update().vectorize(n, lanes_, Halide::TailStrategy::GuardWithIf);
+    stages.push_back(stf);
+    stages.push_back(mvf);
+    stages.push_back(acc);
+    return canonical_nan(acc(n, m, j));
+  }
+
+  /** A reduction over free axes in row-major order, starting from the first element (as the interpreter). */
+  Expr reduce_value(const ir::ReduceOp& op, const std::vector<Var>& v, std::vector<Func>& stages) {
+    const Shape& in = ir_->tiles[static_cast<std::size_t>(op.data)].shape;
+    const std::vector<Expr> oc = Lowerer::tile_coords(v);
+    std::vector<Halide::Range> ranges;  // innermost first: the last reduced axis
+    for (auto it = op.axes.rbegin(); it != op.axes.rend(); ++it)
+      ranges.emplace_back(0, static_cast<int>(in[static_cast<std::size_t>(*it)]));
+    Halide::RDom r(ranges, "r");
+    auto input_at = [&](const std::vector<Expr>& red) {  // red: per reduced axis, in op.axes order
+      std::vector<Expr> ic;
+      std::size_t o = 0, q = 0;
+      for (std::size_t d = 0; d < in.size(); ++d) {
+        if (q < op.axes.size() && op.axes[q] == static_cast<int>(d)) {
+          ic.push_back(red[q++]);
+          if (op.keepdims) ++o;
+        } else {
+          ic.push_back(oc[o++]);
+        }
+      }
+      return f32(low_.tile(op.data)(low_.call_args(ic)));
+    };
+    std::vector<Expr> first(op.axes.size(), Expr(0)), walk;
+    for (std::size_t q = 0; q < op.axes.size(); ++q) walk.push_back(r[static_cast<int>(op.axes.size() - 1 - q)]);
+    Expr not_first = Halide::Internal::const_false();
+    for (int q = 0; q < r.dimensions(); ++q) not_first = not_first || r[q] != 0;
+    r.where(not_first);
+    Func acc("acc");
+    acc(v) = input_at(first);
+    Expr x = input_at(walk);
+    Expr prev = acc(v);
+    ir::BinaryKind combine = op.kind == ir::ReduceKind::max   ? ir::BinaryKind::maximum
+                             : op.kind == ir::ReduceKind::min ? ir::BinaryKind::minimum
+                                                              : ir::BinaryKind::add;
+    acc(v) = binary_raw(combine, prev, x);
+    stages.push_back(acc);
+    Expr result = acc(v);
+    if (op.kind == ir::ReduceKind::mean) {
+      std::int64_t count = 1;
+      for (int a : op.axes) count *= in[static_cast<std::size_t>(a)];
+      result = result / Expr(static_cast<float>(count));
+    }
+    return canonical_nan(result);
+  }
+
+  Step compile_store(const ir::StoreOp& op) {
+    const ir::TensorDecl& t = ir_->tensors[static_cast<std::size_t>(op.dst.tensor)];
     const std::size_t rank = op.dst.shape.size();
-    // The view's stride along tile dim k: sum over tensor dims d of stride_d * coeff(axis k in index d).
+    const ir::TileInfo& vi = ir_->tiles[static_cast<std::size_t>(op.value)];
+    const std::vector<Var> v = low_.vars(rank);
+    const std::vector<Expr> c = Lowerer::tile_coords(v);
+    Func out("stored");
+    // The view's stride along tile dim q: sum over tensor dims d of stride_d * coeff(axis q in index d).
     const std::vector<std::int64_t> tstride = row_major_strides(t.shape);
     Step step;
     step.store = &op;
-    for (int k = static_cast<int>(rank) - 1; k >= 0; --k) {
+    for (int q = static_cast<int>(rank) - 1; q >= 0; --q) {
       std::int64_t stride = 0;
       for (std::size_t d = 0; d < op.dst.indices.size(); ++d) {
         const ir::IndexExpr& e = op.dst.indices[d];
-        if (!e.shape.empty() && e.shape[k] > 1) stride += tstride[d] * e.coeff_of({ir::Sym::Kind::axis, k});
+        if (!e.shape.empty() && e.shape[static_cast<std::size_t>(q)] > 1)
+          stride += tstride[d] * e.coeff_of({ir::Sym::Kind::axis, q});
       }
-      step.out_dims.push_back({0, static_cast<int32_t>(op.dst.shape[k]), static_cast<int32_t>(stride), 0});
+      step.out_dims.push_back({0, static_cast<int32_t>(op.dst.shape[static_cast<std::size_t>(q)]), static_cast<int32_t>(stride), 0});
     }
     // The batch dim: one instance further along the last grid axis moves the store by this much.
     std::int64_t batch_stride = 0;
     for (std::size_t d = 0; d < op.dst.indices.size() && ir_->grid_rank > 0; ++d)
       batch_stride += tstride[d] * op.dst.indices[d].coeff_of({ir::Sym::Kind::program_id, ir_->grid_rank - 1});
     step.out_dims.push_back({0, 1, static_cast<int32_t>(batch_stride), 0});
-    finish(low, out, step, op.loc, fmt::format("store{}", steps_.size()));
+
+    auto value_at = [&](const std::vector<Expr>& at) {
+      std::vector<Expr> b;
+      for (std::size_t d = 0; d < vi.shape.size(); ++d) b.push_back(vi.shape[d] == 1 ? Expr(0) : at[d]);
+      return low_.tile(op.value)(low_.call_args(b));
+    };
+    if (op.mask.empty() && !op.accumulate) {
+      out(v) = store_value(value_at(c), t.dtype);
+      finish(out, step, ir_->name, "store", 0);
+      return step;
+    }
+    // Masked or accumulating: the output keeps what is there; an update writes where the mask holds.
+    std::vector<Halide::Range> ranges;
+    for (std::size_t q = rank; q-- > 0;) ranges.emplace_back(0, static_cast<int>(op.dst.shape[q]));
+    Halide::RDom r(ranges, "w");
+    std::vector<Expr> rc;  // tile order
+    for (std::size_t q = 0; q < rank; ++q) rc.push_back(r[static_cast<int>(rank - 1 - q)]);
+    if (!op.mask.empty()) r.where(low_.holds(op.mask, rc));
+    out(v) = Halide::undef(storage_type(t.dtype));
+    std::vector<Expr> at = low_.call_args(rc);
+    at.back() = v.back();
+    Expr value = value_at(rc);
+    if (op.accumulate) {
+      Expr old = f32(load_value(out(at), t.dtype));
+      value = binary(ir::BinaryKind::add, old, f32(value));
+    }
+    out(at) = store_value(value, t.dtype);
+    finish(out, step, ir_->name, "store", static_cast<int>(rank));
     return step;
   }
 
-  /** Constrains the output to step.out_dims, schedules, compiles, and fills step.fn and step.inputs. */
-  void finish(Lowerer& low, Func& out, Step& step, const SourceLoc& loc, const std::string& what) {
+  /**
+   * Constrains the output to step.out_dims, schedules, compiles, and fills step.fn and
+   * step.inputs. `update_dims` > 0: the output is written by an update over that many RVars.
+   */
+  void finish(Func& out, Step& step, const std::string& kernel, const std::string& what, int update_dims) {
     const std::size_t rank = step.out_dims.size() - 1;
     Halide::OutputImageParam ob = out.output_buffer();
-    for (std::size_t k = 0; k < rank; ++k)
-      ob.dim(static_cast<int>(k)).set_bounds(0, step.out_dims[k].extent).set_stride(step.out_dims[k].stride);
+    for (std::size_t q = 0; q < rank; ++q)
+      ob.dim(static_cast<int>(q)).set_bounds(0, step.out_dims[q].extent).set_stride(step.out_dims[q].stride);
     ob.dim(static_cast<int>(rank)).set_min(0).set_stride(step.out_dims[rank].stride);
 
     // Schedule: serial over the tile (parallelism comes from cores), vectorized along the innermost axis.
-    const Halide::Target target = Halide::get_jit_target_from_environment().with_feature(Halide::Target::StrictFloat);
-    const int lanes = target.natural_vector_size(Halide::Float(32));
-    const Var x0 = out.args()[0];
-    if (rank >= 2) {  // loop order: tile axis 0, batch, the other tile axes
-      std::vector<Halide::VarOrRVar> order{x0, low.batch()};
-      for (std::size_t k = 1; k < rank; ++k) order.emplace_back(out.args()[k]);
-      out.reorder(order);
+    if (update_dims == 0) {
+      const Var x0 = out.args()[0];
+      if (rank >= 2) {  // loop order: tile axis 0, batch, the other tile axes
+        std::vector<Halide::VarOrRVar> order{x0, low_.batch()};
+        for (std::size_t q = 1; q < rank; ++q) order.emplace_back(out.args()[q]);
+        out.reorder(order);
+      }
+      if (step.out_dims[0].extent >= lanes_ && step.out_dims[0].extent % lanes_ == 0) out.vectorize(x0, lanes_);
     }
-    if (step.out_dims[0].extent >= lanes && step.out_dims[0].extent % lanes == 0) out.vectorize(x0, lanes);
 
+    // The buffers this pipeline reads (fused tiles may reach inputs registered for earlier steps).
     std::vector<Halide::Argument> args;
-    for (auto& [key, p] : low.inputs()) {
-      args.emplace_back(p);
-      step.inputs.push_back(key);
+    Halide::Pipeline pipeline(out);
+    for (const Halide::Argument& a : pipeline.infer_arguments()) {
+      if (!a.is_buffer()) continue;
+      bool found = false;
+      for (auto& [key, p] : low_.inputs()) {
+        if (p.name() != a.name) continue;
+        args.emplace_back(p);
+        step.inputs.push_back(key);
+        found = true;
+      }
+      if (!found) throw InternalError(fmt::format("{}: pipeline {} reads an unknown buffer {}", kernel, what, a.name));
     }
-    for (const auto& p : low.pids()) args.emplace_back(p);
+    for (const auto& p : low_.pids()) args.emplace_back(p);
+    for (const auto& p : low_.loops()) args.emplace_back(p);
     if (args.size() + 1 > HalideRunner::kMaxArgs) {
-      throw UserError("err_too_many_tensors", ir_->name, loc,
-                      fmt::format("a step of the kernel reads {} buffers and {} program ids; the compiled executor "
-                                  "passes at most {} arguments",
-                                  step.inputs.size(), low.pids().size(), HalideRunner::kMaxArgs - 1));
+      throw UserError("err_too_many_tensors", kernel, {},
+                      fmt::format("a step of the kernel reads {} buffers, {} program ids and {} loop variables; the "
+                                  "compiled executor passes at most {} arguments",
+                                  step.inputs.size(), low_.pids().size(), low_.loops().size(),
+                                  HalideRunner::kMaxArgs - 1));
     }
-    const std::string fn_name = fmt::format("nki_{}_{}", sanitize(ir_->name), what);
-    Halide::Module m = Halide::Pipeline(out).compile_to_module(args, fn_name, target);
-    step.module = Halide::Internal::JITModule(m, m.get_function_by_name(fn_name));
+    const std::string fn_name = fmt::format("nki_{}_{}_{}", sanitize(kernel), what, steps_.size());
+    Halide::Module m = pipeline.compile_to_module(args, fn_name, target_);
+    step.module = Halide::Internal::JITModule(m, m.get_function_by_name(fn_name), {extern_module()});
     step.fn = step.module.argv_function();
-    if (step.fn == nullptr) throw InternalError(fmt::format("{}: Halide produced no entry point", ir_->name));
+    if (step.fn == nullptr) throw InternalError(fmt::format("{}: Halide produced no entry point", kernel));
   }
-
 
   static std::string sanitize(const std::string& s) {
     std::string out;
-    for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    for (char ch : s) out += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
     return out;
   }
 };

@@ -8,9 +8,9 @@ namespace nl = nki::language;
 
 namespace {
 
-using TileOp = nl::tile (*)(const nl::operand&, const nl::operand&);
+using TileOp = nl::binary_fn;
 
-nki::Kernel binary_kernel(const char* name, TileOp op) {
+nki::Kernel binary_kernel(const char* name, const TileOp& op) {
   return nki::jit(name, [op](nl::tensor a, nl::tensor b) {
     auto out = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm);
     auto i = nl::program_id(0) * 128 + nl::arange(128)[nl::_, nl::newaxis];  // (128, 1)
@@ -51,7 +51,7 @@ TEST_CASE("add, subtract, multiply, divide, maximum, minimum match the host, spe
       for (nki::Executor ex : {nki::Executor::halide, nki::Executor::reference}) {
         auto out = k[nl::nc(2)].with({ex, nullptr}).run({a, b}).outputs[0].to_floats();
         for (std::size_t x = 0; x < out.size(); ++x) {
-          const float want = nki::round_to_dtype(host_op(name, ah[x], bh[x]), dt);
+          const float want = static_cast<float>(nki::round_to_dtype(host_op(name, ah[x], bh[x]), dt));
           const bool same = std::isnan(want) ? std::isnan(out[x]) : std::bit_cast<std::uint32_t>(want) ==
                                                                          std::bit_cast<std::uint32_t>(out[x]);
           if (!same) {

@@ -46,7 +46,7 @@ TEST_CASE("an in-place store that overlaps its own load reads the values from be
     auto av = a.to_floats();
     for (int r = 0; r < 128; ++r)
       for (int c = 0; c < 8; ++c)
-        REQUIRE(av[r * 8 + c] == nki::round_to_dtype(static_cast<float>((127 - r) * 8 + c), nki::DType::bf16));
+        REQUIRE(av[r * 8 + c] == static_cast<float>(nki::round_to_dtype((127 - r) * 8 + c, nki::DType::bf16)));
   }
 }
 

@@ -46,7 +46,7 @@ nki::Kernel make_kernel(const Recipe& r) {
     auto iy = nl::program_id(1) * r.F + nl::arange(r.F)[nl::newaxis, nl::_];
     std::vector<nl::tile> t{nl::load(a[ix, iy]), nl::load(b[ix, iy])};
     if (r.column_broadcast) t.push_back(nl::load(b[ix, nl::program_id(1) * r.F]));
-    using Op = nl::tile (*)(const nl::operand&, const nl::operand&);
+    using Op = nl::binary_fn;
     const Op ops[] = {nl::add, nl::subtract, nl::multiply, nl::divide, nl::maximum, nl::minimum};
     for (const Recipe::Step& s : r.steps) {
       const nl::tile lhs = t[static_cast<std::size_t>(s.lhs)];
@@ -55,7 +55,8 @@ nki::Kernel make_kernel(const Recipe& r) {
     // A (P, 1) column may end up last; widen it to the access shape before storing.
     auto full = t.back().shape()[1] == r.F ? t.back() : t.back() + t[0] * 0.0f;
     nl::store(o0[ix, iy], full);
-    if (r.two_outputs) nl::store(o1[ix, iy], t[t.size() - 2].shape()[1] == r.F ? t[t.size() - 2] : full);
+    // Every returned tensor is written (err_tensor_output_not_written_to otherwise).
+    nl::store(o1[ix, iy], r.two_outputs && t[t.size() - 2].shape()[1] == r.F ? t[t.size() - 2] : full);
     return std::make_tuple(o0, o1);
   });
 }
