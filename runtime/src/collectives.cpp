@@ -250,16 +250,18 @@ void reduce_range(DType t, ReduceOp op, const std::vector<const std::byte*>& src
     const std::int64_t m = std::min(kBlock, count - b);
     load_floats(t, srcs[0], src_offset + b, m, acc);
     for (std::size_t k = 1; k < srcs.size(); ++k) {
-      load_floats(t, srcs[k], src_offset + b, m, next);
+      const float* x = next;
+      if (t == DType::fp32) x = reinterpret_cast<const float*>(srcs[k]) + src_offset + b;  // read in place
+      else load_floats(t, srcs[k], src_offset + b, m, next);
       switch (op) {
         case ReduceOp::sum:
-          for (std::int64_t i = 0; i < m; ++i) acc[i] = acc[i] + next[i];
+          for (std::int64_t i = 0; i < m; ++i) acc[i] = acc[i] + x[i];
           break;
         case ReduceOp::max:
-          for (std::int64_t i = 0; i < m; ++i) acc[i] = combine(ReduceOp::max, acc[i], next[i]);
+          for (std::int64_t i = 0; i < m; ++i) acc[i] = combine(ReduceOp::max, acc[i], x[i]);
           break;
         case ReduceOp::min:
-          for (std::int64_t i = 0; i < m; ++i) acc[i] = combine(ReduceOp::min, acc[i], next[i]);
+          for (std::int64_t i = 0; i < m; ++i) acc[i] = combine(ReduceOp::min, acc[i], x[i]);
           break;
       }
     }

@@ -25,7 +25,7 @@ nki::Tensor counting(const nki::Shape& shape, nki::DType dtype, const nki::sim::
 
 }  // namespace
 
-TEST_CASE("placement: the 2-D mesh formula, device at mesh (i, j) holds rows [i*ceil(A/a), ...) and cols [j*ceil(B/b), ...)") {
+TEST_CASE("placement: the 2-D mesh formula, device at mesh (i, j) holds rows from i*ceil(A/a) and cols from j*ceil(B/b), clipped") {
   // Mesh x=2, y=4; tensor [10, 13]; spec ('x', 'y'): c0 = ceil(10/2) = 5, c1 = ceil(13/4) = 4.
   const nki::Mesh mesh = nki::Mesh::iota({2, 4}, {"x", "y"});
   const std::vector<nki::ShardPlacement> p = sharding_of(mesh, "('x', 'y')", 2).placement({10, 13});
