@@ -1,4 +1,4 @@
-/** \file The `nki` command: list and run. */
+/** \file The `nki` command: list, run and mesh. */
 #include "cli.h"
 
 #include <CLI/CLI.hpp>
@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "mesh_command.h"
 #include "nki/npy.h"
 #include "pending_file.h"
 
@@ -148,13 +149,17 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
       ->default_str("halide");
   run_cmd->add_flag("--dump-ir", ra.dump_ir, "Print the kernel's canonical IR");
 
+  const MeshCommand mesh(app);
+
   // CLI11 words a missing or unknown command as "A subcommand is required"; say which.
   std::vector<std::string> commands;
   for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) commands.push_back(sub->get_name());
   auto known = [&](const std::string& c) { return std::find(commands.begin(), commands.end(), c) != commands.end(); };
   const std::string first = argc > 1 ? argv[1] : "";
   if (argc < 2) {
-    err << fmt::format("nki: a command is required: {} (see nki --help)\n", fmt::join(commands, " or "));
+    const std::string last = commands.back();
+    err << fmt::format("nki: a command is required: {} or {} (see nki --help)\n",
+                       fmt::join(commands.begin(), commands.end() - 1, ", "), last);
     return kExitBadInput;
   }
   if (!known(first) && first != "--help" && first != "-h") {
@@ -177,12 +182,13 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
     return kExitBadInput;
   }
 
-  const char* command = list->parsed() ? "nki list" : "nki run";
+  const std::string command = list->parsed() ? "nki list" : mesh.parsed() ? mesh.name() : "nki run";
   try {
     if (list->parsed()) {
       for (const RegisteredKernel* k : registry.all()) out << fmt::format("{:<16} {}\n", k->name, k->description);
       return 0;
     }
+    if (mesh.parsed()) return mesh.run(out);
     return run_kernel(ra, registry, out);
   } catch (const UserError& e) {
     err << command << ": " << one_line(e.what()) << "\n";

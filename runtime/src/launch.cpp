@@ -1,41 +1,20 @@
 /** \file Launches: bind tensors, place instances on NeuronCores, run each core on its own TBB worker. */
 #include <fmt/format.h>
-#include <tbb/global_control.h>
-#include <tbb/task_arena.h>
 
 #include <atomic>
 #include <exception>
-#include <latch>
 #include <optional>
-#include <thread>
 
 #include "nki/ir/kernel_ir.h"
 #include "nki/ir/passes.h"
 #include "nki/kernel.h"
+#include "core_workers.h"
 #include "nki/trace.h"
 #include "program.h"
 
 namespace nki {
 
 namespace {
-
-/**
- * Lets TBB run `workers` worker threads at once. TBB's default cap is the CPU count,
- * callers included; simulated cores may outnumber CPUs. The cap is raised (never lowered)
- * only when needed, since the smallest of all live limits wins and a host application may
- * have set its own.
- */
-void allow_workers(int workers) {
-  static std::mutex mu;
-  static std::unique_ptr<tbb::global_control> control;
-  static int allowed = static_cast<int>(std::thread::hardware_concurrency());
-  std::lock_guard lock(mu);
-  const int want = workers + 1;  // the limit counts the waiting caller too
-  if (want > allowed) {
-    control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, want);
-    allowed = want;
-  }
-}
 
 /** Every element of `t` set to `v` (zeros / ones / full in shared_hbm, before any instance runs). */
 void fill_tensor(Tensor& t, double v) {
@@ -114,28 +93,15 @@ void run_on_cores(const Program& program, const std::vector<TensorBinding>& bind
     run_core(*busy[0]);
     return;
   }
-  // Several cores: each gets a task arena of one slot with none reserved for the caller, so
-  // its instances run on a TBB worker of its own and all busy cores run at the same time
-  // (never two cores taking turns on one thread), while the caller waits.
-  allow_workers(static_cast<int>(busy.size()));
-  std::vector<std::unique_ptr<tbb::task_arena>> arenas;
-  std::vector<std::exception_ptr> errors(busy.size());
-  std::latch done(static_cast<std::ptrdiff_t>(busy.size()));
-  for (std::size_t i = 0; i < busy.size(); ++i) {
-    arenas.push_back(std::make_unique<tbb::task_arena>(1, 0));
-    arenas.back()->enqueue([&, i] {
-      try {
-        run_core(*busy[i]);
-      } catch (...) {
-        errors[i] = std::current_exception();
-        stop = true;
-      }
-      done.count_down();
-    });
-  }
-  done.wait();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
+  // Several cores: each runs on a TBB worker of its own, all at the same time, while the caller waits.
+  run_on_own_workers(busy.size(), [&](std::size_t i) {
+    try {
+      run_core(*busy[i]);
+    } catch (...) {
+      stop = true;
+      throw;
+    }
+  });
 }
 
 }  // namespace

@@ -57,6 +57,12 @@ expect 2 "no command"
 expect 2 "unknown --dtype" run tensor_add --input "$work/a.npy" --input "$work/b.npy" --output "$work/c.npy" --dtype int8
 expect 2 "missing --output" run tensor_add --input "$work/a.npy" --input "$work/b.npy"
 
+expect 0 "nki mesh replica-groups" mesh replica-groups --mesh x=2,y=4 --axes y
+[ "$(head -1 "$work/out")" = "replica_groups: [[0,1,2,3],[4,5,6,7]]" ] || fail "mesh replica-groups: stdout is '$(cat "$work/out")'"
+expect 0 "nki mesh sharding --help" mesh sharding --help
+expect 2 "mesh: bad --spec" mesh sharding --mesh x=2 --spec "('x'" --shape 4
+expect 2 "mesh: no subcommand" mesh
+
 leftovers=$(find "$work" -mindepth 1 ! -name out ! -name err)
 [ -z "$leftovers" ] || fail "files left behind: $leftovers"
 

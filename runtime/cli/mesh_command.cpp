@@ -1,0 +1,203 @@
+/** \file `nki mesh`: replica groups of mesh axes, and the sharding of a tensor over a mesh. */
+#include "mesh_command.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "nki/error.h"
+#include "nki/mesh.h"
+#include "nki/partition_spec.h"
+#include "nki/replica_groups.h"
+#include "nki/sharding.h"
+
+namespace nki::cli {
+
+namespace {
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  while (true) {
+    const std::size_t at = s.find(sep);
+    out.push_back(s.substr(0, at));
+    if (at == std::string_view::npos) return out;
+    s.remove_prefix(at + 1);
+  }
+}
+
+std::optional<std::int64_t> parse_int(std::string_view s) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+/** `--mesh x=2,y=4` -> names and sizes. */
+std::pair<std::vector<std::string>, Shape> parse_mesh_flag(const std::string& text) {
+  std::vector<std::string> names;
+  Shape sizes;
+  for (std::string_view entry : split(text, ',')) {
+    const std::size_t eq = entry.find('=');
+    const std::optional<std::int64_t> size = eq == std::string_view::npos ? std::nullopt : parse_int(entry.substr(eq + 1));
+    if (!size || eq == 0) {
+      throw UserError("err_invalid_mesh", "", {},
+                      fmt::format("--mesh \"{}\": entry \"{}\" is not name=size; expected e.g. x=2,y=4", text, entry));
+    }
+    names.emplace_back(entry.substr(0, eq));
+    sizes.push_back(*size);
+  }
+  return {names, sizes};
+}
+
+Mesh make_mesh(const std::string& mesh_flag, const std::optional<std::string>& ids_flag) {
+  auto [names, sizes] = parse_mesh_flag(mesh_flag);
+  if (!ids_flag) return Mesh::iota(sizes, names);
+  std::vector<int> ids;
+  for (std::string_view v : split(*ids_flag, ',')) {
+    const std::optional<std::int64_t> id = parse_int(v);
+    if (!id || *id < INT32_MIN || *id > INT32_MAX) {
+      throw UserError("err_invalid_mesh", "", {},
+                      fmt::format("--device-ids \"{}\": \"{}\" is not an integer; expected e.g. 7,6,5,4,3,2,1,0",
+                                  *ids_flag, v));
+    }
+    ids.push_back(static_cast<int>(*id));
+  }
+  return Mesh(ids, sizes, names);
+}
+
+Shape parse_shape_flag(const std::string& text) {
+  Shape shape;
+  for (std::string_view v : split(text, 'x')) {
+    const std::optional<std::int64_t> d = parse_int(v);
+    if (!d || *d < 1) {
+      throw UserError("err_invalid_shape", "", {},
+                      fmt::format("--shape \"{}\": \"{}\" is not a positive size; expected sizes joined by x, e.g. "
+                                  "16x16",
+                                  text, v));
+    }
+    shape.push_back(*d);
+  }
+  return shape;
+}
+
+std::string replica_groups_output(const ReplicaGroups& rg, bool json) {
+  if (json) {
+    nlohmann::ordered_json j;
+    j["replica_groups"] = rg.groups;
+    j["iota"] = rg.iota ? nlohmann::ordered_json(*rg.iota) : nlohmann::ordered_json(nullptr);
+    return j.dump() + "\n";
+  }
+  return fmt::format("replica_groups: {}\niota: {}\n", rg.str(),
+                     rg.iota ? *rg.iota : "none (the device order is not a transposed iota)");
+}
+
+std::string sharding_output(const Sharding& s, const Shape& shape, bool json) {
+  const std::optional<std::string> iota = s.iota_str();
+  const std::vector<ShardPlacement> placement = s.placement(shape);
+  if (json) {
+    nlohmann::ordered_json j;
+    j["annotation"] = s.str();
+    j["iota_annotation"] = iota ? nlohmann::ordered_json(*iota) : nlohmann::ordered_json(nullptr);
+    nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+    for (const ShardPlacement& p : placement) {
+      devices.push_back(
+          {{"device", p.device}, {"slices", p.slices}, {"padding", p.padding}, {"replica_id", p.replica_id}});
+    }
+    j["devices"] = devices;
+    return j.dump() + "\n";
+  }
+  std::string text = fmt::format("annotation: {}\niota_annotation: {}\n", s.str(),
+                                 iota ? *iota : "none (the device order is not a transposed iota)");
+  for (const ShardPlacement& p : placement) {
+    std::vector<std::string> slices;
+    for (const auto& sl : p.slices) slices.push_back(fmt::format("{}:{}", sl[0], sl[1]));
+    text += fmt::format("device {}: slices [{}] padding [{}] replica_id {}\n", p.device, fmt::join(slices, ", "),
+                        fmt::join(p.padding, ", "), p.replica_id);
+  }
+  return text;
+}
+
+}  // namespace
+
+struct MeshCommand::State {
+  CLI::App* mesh = nullptr;
+  CLI::App* groups = nullptr;
+  CLI::App* sharding = nullptr;
+  std::optional<std::string> mesh_flag, device_ids, axes, spec, shape;
+  bool json = false;
+};
+
+MeshCommand::MeshCommand(CLI::App& app) : s_(std::make_unique<State>()) {
+  State& s = *s_;
+  s.mesh = app.add_subcommand("mesh", "Device meshes: replica groups of mesh axes, the sharding of a tensor");
+  s.mesh->allow_extras();
+  s.groups = s.mesh->add_subcommand("replica-groups", "Replica groups of a collective over mesh axes (as Shardy computes them)");
+  s.sharding = s.mesh->add_subcommand("sharding", "HloSharding of a tensor over a mesh, and each device's slices");
+  for (CLI::App* sub : {s.groups, s.sharding}) {
+    sub->allow_extras();
+    sub->add_option("--mesh", s.mesh_flag, "Mesh axes in order, name=size, e.g. x=2,y=4 (required)");
+    sub->add_option("--device-ids", s.device_ids, "Device ids laid row-major into the mesh (default 0,1,...)");
+    sub->add_flag("--json", s.json, "Print JSON");
+  }
+  s.groups->add_option("--axes", s.axes, "Reduction axes in order, e.g. y or x,y or y:(1)2 (required)");
+  s.sharding->add_option("--spec", s.spec, "Partition spec in Python tuple syntax, e.g. \"(('r','b'), None)\" (required)");
+  s.sharding->add_option("--shape", s.shape, "Tensor shape, e.g. 16x16 (required)");
+}
+
+MeshCommand::~MeshCommand() = default;
+
+bool MeshCommand::parsed() const { return s_->mesh->parsed(); }
+
+std::string MeshCommand::name() const {
+  if (s_->groups->parsed()) return "nki mesh replica-groups";
+  if (s_->sharding->parsed()) return "nki mesh sharding";
+  return "nki mesh";
+}
+
+int MeshCommand::run(std::ostream& out) const {
+  const State& s = *s_;
+  auto required = [](const std::optional<std::string>& v, const char* flag) -> const std::string& {
+    if (!v) throw UserError("", "", {}, fmt::format("{} is required", flag));
+    return *v;
+  };
+  auto refuse_extras = [](const CLI::App* app) {
+    const std::vector<std::string> extras = app->remaining();
+    if (!extras.empty()) {
+      throw UserError("", "", {},
+                      fmt::format("unexpected argument{} {}", extras.size() > 1 ? "s" : "", fmt::join(extras, " ")));
+    }
+  };
+  if (!s.groups->parsed() && !s.sharding->parsed()) {
+    const std::vector<std::string> extras = s.mesh->remaining();
+    if (!extras.empty() && !extras.front().starts_with('-')) {
+      throw UserError("", "", {},
+                      fmt::format("unknown subcommand \"{}\"; subcommands: replica-groups, sharding (see nki mesh "
+                                  "--help)",
+                                  extras.front()));
+    }
+    refuse_extras(s.mesh);
+    throw UserError("", "", {}, "a subcommand is required: replica-groups or sharding (see nki mesh --help)");
+  }
+  refuse_extras(s.mesh);
+  if (s.groups->parsed()) {
+    refuse_extras(s.groups);
+    const Mesh mesh = make_mesh(required(s.mesh_flag, "--mesh"), s.device_ids);
+    std::vector<AxisRef> axes;
+    const std::string& axes_flag = required(s.axes, "--axes");
+    if (!axes_flag.empty())
+      for (std::string_view a : split(axes_flag, ',')) axes.push_back(AxisRef::parse(a));
+    out << replica_groups_output(replica_groups(mesh, axes), s.json);
+    return 0;
+  }
+  refuse_extras(s.sharding);
+  const Mesh mesh = make_mesh(required(s.mesh_flag, "--mesh"), s.device_ids);
+  const PartitionSpec spec = PartitionSpec::parse(required(s.spec, "--spec"));
+  const Shape shape = parse_shape_flag(required(s.shape, "--shape"));
+  out << sharding_output(Sharding::from_spec(mesh, spec, shape.size()), shape, s.json);
+  return 0;
+}
+
+}  // namespace nki::cli

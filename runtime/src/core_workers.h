@@ -1,0 +1,19 @@
+/** \file Running simulated NeuronCores at once, each on a TBB worker of its own. */
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace nki {
+
+/**
+ * Runs `body(i)` for every i in [0, n), each on a TBB worker thread of its own and all
+ * at the same time (never two bodies taking turns on one thread), while the caller
+ * waits; so bodies may rendezvous with each other. Each gets a task arena of one slot
+ * with none reserved for the caller. TBB's thread cap is raised (never lowered) when n
+ * workers need more threads than the CPU count. After every body has returned, the
+ * first failure (by index) is rethrown.
+ */
+void run_on_own_workers(std::size_t n, const std::function<void(std::size_t)>& body);
+
+}  // namespace nki
