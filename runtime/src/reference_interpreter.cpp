@@ -232,13 +232,15 @@ class ReferenceRunner final : public CoreRunner {
   }
 
   void exec(const ir::MatmulOp& op) {
-    const std::int64_t kdim = ir_.tiles[static_cast<std::size_t>(op.stationary)].shape[0];
+    const Shape& st = ir_.tiles[static_cast<std::size_t>(op.stationary)].shape;  // [K, M]
+    const Shape& mv = ir_.tiles[static_cast<std::size_t>(op.moving)].shape;      // [K, N]
+    const std::vector<double>& a = tiles_[static_cast<std::size_t>(op.stationary)];
+    const std::vector<double>& b = tiles_[static_cast<std::size_t>(op.moving)];
+    const std::int64_t K = st[0], M = st[1], N = mv[1];
     compute(op.result, op.mask, [&](const std::vector<std::int64_t>& c) {
       float acc = 0.0f;
-      std::vector<std::int64_t> s{0, c[0]}, m{0, c[1]};
-      for (std::int64_t k = 0; k < kdim; ++k) {
-        s[0] = m[0] = k;
-        const float p = f32(tile_at(op.stationary, s)) * f32(tile_at(op.moving, m));
+      for (std::int64_t k = 0; k < K; ++k) {
+        const float p = f32(a[static_cast<std::size_t>(k * M + c[0])]) * f32(b[static_cast<std::size_t>(k * N + c[1])]);
         acc = acc + p;
       }
       return static_cast<double>(std::isnan(acc) ? std::numeric_limits<float>::quiet_NaN() : acc);
