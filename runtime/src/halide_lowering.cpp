@@ -56,7 +56,12 @@ void install_halide_handlers() {
 Halide::Type storage_type(DType t) {
   // 16-bit floats are handled as raw bits: the conversions below are ours, bit-exact on every CPU
   // (Halide's own float16 casts do not keep NaN on every path).
-  return t == DType::fp32 ? Halide::Float(32) : Halide::UInt(16);
+  switch (t) {
+    case DType::fp32: return Halide::Float(32);
+    case DType::bf16:
+    case DType::fp16: return Halide::UInt(16);
+    default: throw InternalError(fmt::format("the halide executor has no storage for dtype {}", dtype_name(t)));
+  }
 }
 
 Expr u32(std::uint32_t v) { return Halide::cast(Halide::UInt(32), Expr(static_cast<int32_t>(v))); }
@@ -79,8 +84,8 @@ Expr to_f32(Expr stored, DType t) {
       Expr normal = as_f32(sign | ((exp + u32(112)) << 23) | (man << 13));
       return Halide::select(exp == u32(0), subnormal, exp == u32(0x1f), inf_nan, normal);
     }
+    default: throw InternalError(fmt::format("the halide executor cannot load dtype {}", dtype_name(t)));
   }
-  return stored;
 }
 
 /** fp32 -> stored element of `t`, round to nearest even; NaN kept quiet with its sign (as nki::float_to_*_bits). */
@@ -117,8 +122,8 @@ Expr from_f32(Expr f, DType t) {
                                  subnormal, normal);
       return Halide::cast(Halide::UInt(16), bits);
     }
+    default: throw InternalError(fmt::format("the halide executor cannot store dtype {}", dtype_name(t)));
   }
-  return f;
 }
 
 Expr round_to(Expr f, DType t) { return t == DType::fp32 ? f : to_f32(from_f32(f, t), t); }

@@ -17,6 +17,16 @@ bool next_coord(std::vector<std::int64_t>& c, const Shape& shape) {
   return false;
 }
 
+// Element values cross nki::load_element / store_element as double; tiles here hold fp32. A
+// hardware float <-> double conversion would set the quiet bit of a NaN, so the bits move
+// through the fp32 conversions of nki::dtype, which keep them.
+float to_f32(double v) {
+  float f;
+  store_element(&f, DType::fp32, v);
+  return f;
+}
+double to_f64(float f) { return load_element(&f, DType::fp32); }
+
 class ReferenceRunner final : public CoreRunner {
  public:
   ReferenceRunner(const ir::KernelIR& ir, std::vector<TensorBinding> tensors)
@@ -75,7 +85,7 @@ class ReferenceRunner final : public CoreRunner {
     const DType src = ir_.tensors[op.src.tensor].dtype;
     std::vector<std::int64_t> c(ti.shape.size(), 0);
     std::size_t i = 0;
-    do out[i++] = load_element(element(op.src, c), src);
+    do out[i++] = to_f32(load_element(element(op.src, c), src));
     while (next_coord(c, ti.shape));
   }
 
@@ -84,7 +94,7 @@ class ReferenceRunner final : public CoreRunner {
     std::vector<float> out(static_cast<std::size_t>(shape_elements(ti.shape)));
     std::vector<std::int64_t> c(ti.shape.size(), 0);
     std::size_t i = 0;
-    do out[i++] = round_to_dtype(ir::apply_binary(op.kind, value(op.lhs, c), value(op.rhs, c)), ti.dtype);
+    do out[i++] = to_f32(round_to_dtype(to_f64(ir::apply_binary(op.kind, value(op.lhs, c), value(op.rhs, c))), ti.dtype));
     while (next_coord(c, ti.shape));
     tiles_[op.result] = std::move(out);
   }
@@ -93,7 +103,7 @@ class ReferenceRunner final : public CoreRunner {
     const DType dst = ir_.tensors[op.dst.tensor].dtype;
     const ir::Operand v{op.value, 0.0f};
     std::vector<std::int64_t> c(op.dst.shape.size(), 0);
-    do store_element(element(op.dst, c), dst, value(v, c));
+    do store_element(element(op.dst, c), dst, to_f64(value(v, c)));
     while (next_coord(c, op.dst.shape));
   }
 
