@@ -2,6 +2,7 @@
 #include "nki/dtype.h"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 
 namespace nki {
@@ -11,22 +12,97 @@ std::string_view dtype_name(DType t) {
     case DType::fp32: return "fp32";
     case DType::bf16: return "bf16";
     case DType::fp16: return "fp16";
+    case DType::fp8_e4m3: return "fp8_e4m3";
+    case DType::fp8_e5m2: return "fp8_e5m2";
+    case DType::int8: return "int8";
+    case DType::int16: return "int16";
+    case DType::int32: return "int32";
+    case DType::uint8: return "uint8";
+    case DType::uint16: return "uint16";
+    case DType::uint32: return "uint32";
+    case DType::boolean: return "bool";
   }
   return "?";
 }
 
 std::optional<DType> parse_dtype(std::string_view name) {
-  if (name == "fp32" || name == "float32") return DType::fp32;
-  if (name == "bf16" || name == "bfloat16") return DType::bf16;
-  if (name == "fp16" || name == "float16") return DType::fp16;
+  for (DType t : all_dtypes)
+    if (name == dtype_name(t)) return t;
+  if (name == "float32") return DType::fp32;
+  if (name == "bfloat16") return DType::bf16;
+  if (name == "float16") return DType::fp16;
+  if (name == "float8_e4m3") return DType::fp8_e4m3;
+  if (name == "float8_e5m2") return DType::fp8_e5m2;
+  if (name == "bool_") return DType::boolean;
   return std::nullopt;
 }
 
-int dtype_bytes(DType t) { return t == DType::fp32 ? 4 : 2; }
+int dtype_bytes(DType t) {
+  switch (t) {
+    case DType::fp32:
+    case DType::int32:
+    case DType::uint32: return 4;
+    case DType::bf16:
+    case DType::fp16:
+    case DType::int16:
+    case DType::uint16: return 2;
+    case DType::fp8_e4m3:
+    case DType::fp8_e5m2:
+    case DType::int8:
+    case DType::uint8:
+    case DType::boolean: return 1;
+  }
+  return 4;
+}
+
+bool is_float(DType t) {
+  return t == DType::fp32 || t == DType::bf16 || t == DType::fp16 || t == DType::fp8_e4m3 || t == DType::fp8_e5m2;
+}
+
+bool is_integer(DType t) { return !is_float(t); }
+
+bool is_signed_integer(DType t) { return t == DType::int8 || t == DType::int16 || t == DType::int32; }
+
+namespace {
+
+/// Bits of an integer dtype (bool counts as 1).
+int integer_bits(DType t) { return t == DType::boolean ? 1 : 8 * dtype_bytes(t); }
+
+DType signed_of_bits(int bits) {
+  return bits <= 8 ? DType::int8 : bits <= 16 ? DType::int16 : DType::int32;
+}
+
+/// The rank of a float type by its width; fp8s share the lowest rank.
+int float_rank(DType t) { return t == DType::fp32 ? 2 : (t == DType::bf16 || t == DType::fp16) ? 1 : 0; }
+
+}  // namespace
 
 DType promote(DType a, DType b) {
   if (a == b) return a;
-  return DType::fp32;  // fp32 with anything, and (fp16, bf16), compute and stay in fp32
+  if (a == DType::boolean) return b;  // bool gives way to anything
+  if (b == DType::boolean) return a;
+  const bool fa = is_float(a), fb = is_float(b);
+  if (fa && !fb) return a;  // float with integer: the float, whatever its width
+  if (fb && !fa) return b;
+  if (fa && fb) {
+    const int ra = float_rank(a), rb = float_rank(b);
+    if (ra != rb) return ra > rb ? a : b;
+    // Same width, different formats: (fp16, bf16) -> fp32; (fp8_e4m3, fp8_e5m2) -> bf16.
+    return ra == 1 ? DType::fp32 : DType::bf16;
+  }
+  // Two integers (NumPy): same signedness takes the wider; mixed takes the smallest signed
+  // type holding both, which for uint32 would be int64, absent here, so fp32.
+  const bool sa = is_signed_integer(a), sb = is_signed_integer(b);
+  const int ba = integer_bits(a), bb = integer_bits(b);
+  if (sa == sb) return ba >= bb ? a : b;
+  const int s_bits = sa ? ba : bb, u_bits = sa ? bb : ba;
+  if (u_bits >= 32) return DType::fp32;
+  return signed_of_bits(s_bits > u_bits ? s_bits : 2 * u_bits);
+}
+
+DType promote_scalar(DType t, bool scalar_is_float) {
+  if (scalar_is_float) return is_float(t) ? t : DType::fp32;
+  return t == DType::boolean ? DType::int32 : t;
 }
 
 std::uint16_t float_to_bf16_bits(float f) {
@@ -85,50 +161,201 @@ float fp16_bits_to_float(std::uint16_t h) {
   return std::bit_cast<float>(sign | ((exp + 112u) << 23) | (man << 13));
 }
 
-float round_to_dtype(float f, DType t) {
+namespace {
+
+/**
+ * fp32 -> an IEEE-style 8-bit float with one sign bit, E exponent bits (bias 2^(E-1) - 1,
+ * all-ones exponent for inf and NaN) and M = 7 - E mantissa bits. Round to nearest even
+ * on the integer bit pattern, which also carries into the exponent and into infinity.
+ */
+template <int E>
+std::uint8_t float_to_fp8_bits(float f) {
+  constexpr int M = 7 - E;
+  constexpr int bias = (1 << (E - 1)) - 1;
+  constexpr std::uint32_t exp_all = (1u << E) - 1;
+  constexpr std::uint32_t inf_bits = exp_all << M;
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
+  const std::uint32_t sign = (bits >> 24) & 0x80u;
+  const std::uint32_t abs = bits & 0x7fffffffu;
+  if (abs > 0x7f800000u) {  // NaN: sign and top payload bits kept; quiet bit only if they are zero
+    const std::uint32_t payload = (abs >> (23 - M)) & ((1u << M) - 1);
+    return static_cast<std::uint8_t>(sign | inf_bits | (payload == 0 ? 1u << (M - 1) : payload));
+  }
+  if (abs == 0x7f800000u) return static_cast<std::uint8_t>(sign | inf_bits);
+  const int e = static_cast<int>(abs >> 23) - 127;  // unbiased fp32 exponent (-127 for fp32 subnormals)
+  std::uint32_t r;
+  if (e + bias >= 1) {
+    // Normal in the target (or overflowing): rebias and round the 23-bit mantissa to M bits.
+    if (e + bias >= static_cast<int>(exp_all)) return static_cast<std::uint8_t>(sign | inf_bits);
+    const std::uint32_t v = (static_cast<std::uint32_t>(e + bias) << 23) | (abs & 0x7fffffu);
+    constexpr int shift = 23 - M;
+    const std::uint32_t rounding = ((1u << (shift - 1)) - 1) + ((v >> shift) & 1u);
+    r = (v + rounding) >> shift;  // a carry past the largest finite value gives infinity
+  } else {
+    // Target subnormal or zero: units of 2^(1 - bias - M). The fp32 significand (implicit
+    // one included) is shifted right with round to nearest even.
+    const std::uint32_t sig = (abs >> 23) != 0 ? (abs & 0x7fffffu) | 0x800000u : (abs & 0x7fffffu);
+    const int exp_f = (abs >> 23) != 0 ? e : -126;  // value = sig * 2^(exp_f - 23)
+    const int shift = (1 - bias - M) - (exp_f - 23);  // at least 21 (e4m3) or 23 (e5m2) here
+    if (shift >= 32) {
+      r = 0;
+    } else {
+      const std::uint32_t q = sig >> shift;
+      const std::uint32_t rem = sig & ((1u << shift) - 1);
+      const std::uint32_t half = 1u << (shift - 1);
+      r = q + ((rem > half || (rem == half && (q & 1u))) ? 1u : 0u);  // may carry into the smallest normal
+    }
+  }
+  return static_cast<std::uint8_t>(sign | r);
+}
+
+template <int E>
+float fp8_bits_to_float(std::uint8_t b) {
+  constexpr int M = 7 - E;
+  constexpr int bias = (1 << (E - 1)) - 1;
+  constexpr std::uint32_t exp_all = (1u << E) - 1;
+  const std::uint32_t sign = static_cast<std::uint32_t>(b & 0x80u) << 24;
+  const std::uint32_t exp = (b >> M) & exp_all;
+  const std::uint32_t man = b & ((1u << M) - 1);
+  if (exp == 0) {  // zero or subnormal: man * 2^(1 - bias - M), exact in fp32
+    const float v = std::ldexp(static_cast<float>(man), 1 - bias - M);
+    return std::bit_cast<float>(std::bit_cast<std::uint32_t>(v) | sign);
+  }
+  if (exp == exp_all) return std::bit_cast<float>(sign | 0x7f800000u | (man << (23 - M)));
+  return std::bit_cast<float>(sign | ((exp + 127u - bias) << 23) | (man << (23 - M)));
+}
+
+/// float -> double, NaN bits moved as they are (a hardware widening would set the quiet bit).
+double widen(float f) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
+  if ((bits & 0x7fffffffu) <= 0x7f800000u) return static_cast<double>(f);
+  const std::uint64_t sign = static_cast<std::uint64_t>(bits & 0x80000000u) << 32;
+  const std::uint64_t payload = static_cast<std::uint64_t>(bits & 0x7fffffu) << 29;
+  return std::bit_cast<double>(sign | 0x7ff0000000000000ull | payload);
+}
+
+/// double -> fp32 (round to nearest even); a NaN keeps its sign and top payload bits, with the
+/// quiet bit set if they are zero, so widen() followed by narrow() is the identity.
+float narrow(double v) {
+  if (!std::isnan(v)) return static_cast<float>(v);
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(v);
+  const std::uint32_t sign = static_cast<std::uint32_t>(bits >> 32) & 0x80000000u;
+  std::uint32_t payload = static_cast<std::uint32_t>(bits >> 29) & 0x7fffffu;
+  if (payload == 0) payload = 0x400000u;
+  return std::bit_cast<float>(sign | 0x7f800000u | payload);
+}
+
+/// Round half to even to an integer value (independent of the floating-point environment).
+double round_half_even(double v) {
+  const double fl = std::floor(v);
+  const double diff = v - fl;  // exact
+  if (diff > 0.5) return fl + 1.0;
+  if (diff < 0.5) return fl;
+  return std::fmod(fl, 2.0) == 0.0 ? fl : fl + 1.0;
+}
+
+double integer_min(DType t) {
   switch (t) {
-    case DType::fp32: return f;
+    case DType::int8: return -128.0;
+    case DType::int16: return -32768.0;
+    case DType::int32: return -2147483648.0;
+    default: return 0.0;
+  }
+}
+
+double integer_max(DType t) {
+  switch (t) {
+    case DType::int8: return 127.0;
+    case DType::int16: return 32767.0;
+    case DType::int32: return 2147483647.0;
+    case DType::uint8: return 255.0;
+    case DType::uint16: return 65535.0;
+    case DType::uint32: return 4294967295.0;
+    default: return 1.0;
+  }
+}
+
+/// `v` converted to the integer type `t` (bool included), as a double holding an exact integer.
+double to_integer_value(double v, DType t) {
+  if (t == DType::boolean) return v != 0.0 ? 1.0 : 0.0;  // NaN compares unequal to 0: true
+  if (std::isnan(v)) return 0.0;
+  if (std::isinf(v)) return v > 0 ? integer_max(t) : integer_min(t);
+  const double r = round_half_even(v);
+  const double lo = integer_min(t), hi = integer_max(t);
+  if (r < lo) return lo;
+  if (r > hi) return hi;
+  return r == 0.0 ? 0.0 : r;  // no negative zero in an integer type
+}
+
+/// `v` rounded to the float type `t`, as fp32 (NaN bits kept).
+float to_float_value(double v, DType t) {
+  const float f = narrow(v);
+  switch (t) {
     case DType::bf16: return bf16_bits_to_float(float_to_bf16_bits(f));
     case DType::fp16: return fp16_bits_to_float(float_to_fp16_bits(f));
-  }
-  return f;
-}
-
-void store_element(void* dst, DType t, float f) {
-  switch (t) {
-    case DType::fp32: std::memcpy(dst, &f, 4); return;
-    case DType::bf16: {
-      const std::uint16_t b = float_to_bf16_bits(f);
-      std::memcpy(dst, &b, 2);
-      return;
-    }
-    case DType::fp16: {
-      const std::uint16_t b = float_to_fp16_bits(f);
-      std::memcpy(dst, &b, 2);
-      return;
-    }
+    case DType::fp8_e4m3: return fp8_e4m3_bits_to_float(float_to_fp8_e4m3_bits(f));
+    case DType::fp8_e5m2: return fp8_e5m2_bits_to_float(float_to_fp8_e5m2_bits(f));
+    default: return f;
   }
 }
 
-float load_element(const void* src, DType t) {
+template <class T>
+void put(void* dst, T v) {
+  std::memcpy(dst, &v, sizeof v);
+}
+
+template <class T>
+T get(const void* src) {
+  T v;
+  std::memcpy(&v, src, sizeof v);
+  return v;
+}
+
+}  // namespace
+
+std::uint8_t float_to_fp8_e4m3_bits(float f) { return float_to_fp8_bits<4>(f); }
+float fp8_e4m3_bits_to_float(std::uint8_t bits) { return fp8_bits_to_float<4>(bits); }
+std::uint8_t float_to_fp8_e5m2_bits(float f) { return float_to_fp8_bits<5>(f); }
+float fp8_e5m2_bits_to_float(std::uint8_t bits) { return fp8_bits_to_float<5>(bits); }
+
+double round_to_dtype(double v, DType t) {
+  if (is_float(t)) return widen(to_float_value(v, t));
+  return to_integer_value(v, t);
+}
+
+void store_element(void* dst, DType t, double v) {
   switch (t) {
-    case DType::fp32: {
-      float f;
-      std::memcpy(&f, src, 4);
-      return f;
-    }
-    case DType::bf16: {
-      std::uint16_t b;
-      std::memcpy(&b, src, 2);
-      return bf16_bits_to_float(b);
-    }
-    case DType::fp16: {
-      std::uint16_t b;
-      std::memcpy(&b, src, 2);
-      return fp16_bits_to_float(b);
-    }
+    case DType::fp32: put(dst, narrow(v)); return;
+    case DType::bf16: put(dst, float_to_bf16_bits(narrow(v))); return;
+    case DType::fp16: put(dst, float_to_fp16_bits(narrow(v))); return;
+    case DType::fp8_e4m3: put(dst, float_to_fp8_e4m3_bits(narrow(v))); return;
+    case DType::fp8_e5m2: put(dst, float_to_fp8_e5m2_bits(narrow(v))); return;
+    case DType::int8: put(dst, static_cast<std::int8_t>(to_integer_value(v, t))); return;
+    case DType::int16: put(dst, static_cast<std::int16_t>(to_integer_value(v, t))); return;
+    case DType::int32: put(dst, static_cast<std::int32_t>(to_integer_value(v, t))); return;
+    case DType::uint8: put(dst, static_cast<std::uint8_t>(to_integer_value(v, t))); return;
+    case DType::uint16: put(dst, static_cast<std::uint16_t>(to_integer_value(v, t))); return;
+    case DType::uint32: put(dst, static_cast<std::uint32_t>(to_integer_value(v, t))); return;
+    case DType::boolean: put(dst, static_cast<std::uint8_t>(to_integer_value(v, t))); return;
   }
-  return 0.0f;
+}
+
+double load_element(const void* src, DType t) {
+  switch (t) {
+    case DType::fp32: return widen(get<float>(src));
+    case DType::bf16: return widen(bf16_bits_to_float(get<std::uint16_t>(src)));
+    case DType::fp16: return widen(fp16_bits_to_float(get<std::uint16_t>(src)));
+    case DType::fp8_e4m3: return widen(fp8_e4m3_bits_to_float(get<std::uint8_t>(src)));
+    case DType::fp8_e5m2: return widen(fp8_e5m2_bits_to_float(get<std::uint8_t>(src)));
+    case DType::int8: return get<std::int8_t>(src);
+    case DType::int16: return get<std::int16_t>(src);
+    case DType::int32: return get<std::int32_t>(src);
+    case DType::uint8: return get<std::uint8_t>(src);
+    case DType::uint16: return get<std::uint16_t>(src);
+    case DType::uint32: return get<std::uint32_t>(src);
+    case DType::boolean: return get<std::uint8_t>(src) != 0 ? 1.0 : 0.0;
+  }
+  return 0.0;
 }
 
 }  // namespace nki

@@ -109,16 +109,24 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
 
   sim::Device device("trn2", 2);
   std::vector<Tensor> args;
-  for (std::size_t i = 0; i < arrays.size(); ++i) args.push_back(Tensor::from_floats(shapes[i], dtype, arrays[i].data, device));
+  for (std::size_t i = 0; i < arrays.size(); ++i) {
+    // An integer or bool file keeps its dtype and exact values; a float file is converted to --dtype.
+    if (is_integer(arrays[i].dtype)) {
+      args.push_back(Tensor::from_values(device, shapes[i], arrays[i].dtype, arrays[i].values));
+    } else {
+      args.push_back(Tensor::from_floats(shapes[i], dtype, arrays[i].data, device));
+    }
+  }
   arrays.clear();
 
   const LaunchResult r = k->kernel.launch(grid).with({executor, &device}).run(args);
   if (a.dump_ir) out << r.ir_text;
   if (r.outputs.empty()) throw UserError("err_no_output", k->name, {}, "the kernel returns no tensor to write");
   const Tensor& c = r.outputs.front();
-  const std::vector<float> values = c.to_floats();
-  // Write every file before any appears, so a failure leaves none of them.
-  output.write(encode_npy(c.shape(), values));
+  // Write every file before any appears, so a failure leaves none of them. An integer or bool
+  // output is written as that dtype, a float output as float32.
+  output.write(is_integer(c.dtype()) ? encode_npy(c.shape(), c.to_values(), c.dtype())
+                                     : encode_npy(c.shape(), c.to_floats()));
   if (schedule) schedule->write(schedule_json(k->name, r));
   output.commit();
   if (schedule) schedule->commit();
@@ -137,9 +145,9 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
   RunArgs ra;
   CLI::App* run_cmd = app.add_subcommand("run", "Run a kernel on .npy inputs and write its output as .npy");
   run_cmd->add_option("kernel", ra.kernel, "Kernel name (see `nki list`)")->required();
-  run_cmd->add_option("--input", ra.inputs, "Input .npy (float32, C order); once per kernel argument")->required();
-  run_cmd->add_option("--output", ra.output, "Output .npy, written as float32")->required();
-  run_cmd->add_option("--dtype", ra.dtype, "Kernel dtype; inputs are converted with round-to-nearest-even")
+  run_cmd->add_option("--input", ra.inputs, "Input .npy (float32, float16, int8/16/32, uint8/16/32 or bool; C order); once per kernel argument")->required();
+  run_cmd->add_option("--output", ra.output, "Output .npy: float32, or the output's dtype if it is an integer or bool")->required();
+  run_cmd->add_option("--dtype", ra.dtype, "Kernel dtype; float inputs are converted with round-to-nearest-even")
       ->type_name("{bf16,fp16,fp32}")
       ->default_str("fp32");
   run_cmd->add_option("--grid", ra.grid, "Launch grid in NKI spelling, e.g. \"spmd_dim(2,nc(2)),4\" (default: the kernel's)");

@@ -1,4 +1,4 @@
-/** \file .npy reading and encoding (float32 only, little endian, C order). */
+/** \file .npy reading and encoding (float32, float16, integers and bool; little endian, C order). */
 #include "nki/npy.h"
 
 #include <fmt/format.h>
@@ -40,6 +40,24 @@ std::string header_value(const std::string& path, const std::string& header, con
   std::string v = header.substr(pos, end - pos);
   while (!v.empty() && v.back() == ' ') v.pop_back();
   return v;
+}
+
+/** The .npy dtypes read and written: NumPy's descr, our dtype, NumPy's name. */
+struct NpyType {
+  std::string_view descr;
+  DType dtype;
+  std::string_view numpy_name;
+};
+constexpr NpyType kNpyTypes[] = {
+    {"'<f4'", DType::fp32, "float32"}, {"'<f2'", DType::fp16, "float16"}, {"'|i1'", DType::int8, "int8"},
+    {"'<i2'", DType::int16, "int16"},  {"'<i4'", DType::int32, "int32"},  {"'|u1'", DType::uint8, "uint8"},
+    {"'<u2'", DType::uint16, "uint16"}, {"'<u4'", DType::uint32, "uint32"}, {"'|b1'", DType::boolean, "bool"},
+};
+
+const NpyType* npy_type_of(DType t) {
+  for (const NpyType& n : kNpyTypes)
+    if (n.dtype == t) return &n;
+  return nullptr;
 }
 
 Shape parse_shape(const std::string& path, const std::string& text) {
@@ -100,8 +118,13 @@ NpyArray read_npy(const std::string& path) {
   const std::string header = bytes.substr(header_start, header_len);
 
   const std::string descr = header_value(path, header, "descr");
-  if (descr != "'<f4'") {
-    bad(path, fmt::format("holds dtype {}; expected float32 ('<f4', little endian)", descr));
+  const NpyType* type = nullptr;
+  for (const NpyType& n : kNpyTypes)
+    if (descr == n.descr) type = &n;
+  if (type == nullptr) {
+    bad(path, fmt::format("holds dtype {}; expected float32 ('<f4'), float16 ('<f2'), int8 ('|i1'), int16 ('<i2'), "
+                          "int32 ('<i4'), uint8 ('|u1'), uint16 ('<u2'), uint32 ('<u4') or bool ('|b1'), little endian",
+                          descr));
   }
   if (header_value(path, header, "fortran_order") != "False") bad(path, "is in Fortran order; expected C order");
   NpyArray out;
@@ -114,19 +137,29 @@ NpyArray read_npy(const std::string& path) {
     n *= d;
   }
   const std::size_t data_start = header_start + header_len;
-  const std::size_t want = static_cast<std::size_t>(n) * 4;
+  const int eb = dtype_bytes(type->dtype);
+  const std::size_t want = static_cast<std::size_t>(n) * static_cast<std::size_t>(eb);
   const std::size_t have = bytes.size() - data_start;
   if (have < want) {
-    bad(path, fmt::format("truncated data: shape {} of float32 needs {} bytes after the header, the file has {}",
-                          shape_str(out.shape), want, have));
+    bad(path, fmt::format("truncated data: shape {} of {} needs {} bytes after the header, the file has {}",
+                          shape_str(out.shape), type->numpy_name, want, have));
   }
   if (have > want) {
-    bad(path, fmt::format("has {} bytes after the data of shape {} of float32 ({} bytes); the file is not a single array",
-                          have - want, shape_str(out.shape), want));
+    bad(path, fmt::format("has {} bytes after the data of shape {} of {} ({} bytes); the file is not a single array",
+                          have - want, shape_str(out.shape), type->numpy_name, want));
   }
+  static_assert(std::endian::native == std::endian::little, ".npy little-endian data is read as native values");
+  out.dtype = type->dtype;
+  const char* src = bytes.data() + data_start;
+  out.values.resize(static_cast<std::size_t>(n));
   out.data.resize(static_cast<std::size_t>(n));
-  std::memcpy(out.data.data(), bytes.data() + data_start, want);
-  static_assert(std::endian::native == std::endian::little, ".npy '<f4' is read as native floats");
+  for (std::size_t i = 0; i < out.values.size(); ++i) out.values[i] = load_element(src + i * eb, out.dtype);
+  if (out.dtype == DType::fp32) {
+    std::memcpy(out.data.data(), src, want);  // the bits as they are
+  } else {
+    // fp32 through store_element: NaN bits of a float16 kept, large 32-bit integers rounded to nearest even.
+    for (std::size_t i = 0; i < out.data.size(); ++i) store_element(&out.data[i], DType::fp32, out.values[i]);
+  }
   return out;
 }
 
@@ -139,6 +172,25 @@ std::string encode_npy(const Shape& shape, std::span<const float> values) {
       shape.size() == 1 ? fmt::format("({},)", shape[0]) : fmt::format("({})", fmt::join(shape, ", "));
   const std::string dict = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}", shape_text);
   return frame_npy(1, dict, {reinterpret_cast<const char*>(values.data()), values.size() * 4});
+}
+
+std::string encode_npy(const Shape& shape, std::span<const double> values, DType dtype) {
+  const NpyType* type = npy_type_of(dtype);
+  if (type == nullptr) {
+    throw InternalError(fmt::format("encode_npy: a .npy cannot hold dtype {}", dtype_name(dtype)));
+  }
+  if (static_cast<std::int64_t>(values.size()) != shape_elements(shape)) {
+    throw InternalError(fmt::format("encode_npy: {} values for shape {} of {} elements", values.size(),
+                                    shape_str(shape), shape_elements(shape)));
+  }
+  const int eb = dtype_bytes(dtype);
+  std::string data(values.size() * static_cast<std::size_t>(eb), '\0');
+  for (std::size_t i = 0; i < values.size(); ++i) store_element(data.data() + i * eb, dtype, values[i]);
+  const std::string shape_text =
+      shape.size() == 1 ? fmt::format("({},)", shape[0]) : fmt::format("({})", fmt::join(shape, ", "));
+  const std::string dict =
+      fmt::format("{{'descr': {}, 'fortran_order': False, 'shape': {}, }}", type->descr, shape_text);
+  return frame_npy(1, dict, data);
 }
 
 std::string frame_npy(int major, std::string_view header_dict, std::string_view data) {

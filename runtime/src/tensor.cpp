@@ -27,14 +27,33 @@ Tensor Tensor::from_floats(Shape shape, DType dtype, std::span<const float> valu
                                 shape_str(t.shape()), t.elements()));
   }
   const int eb = dtype_bytes(dtype);
+  for (std::size_t i = 0; i < values.size(); ++i) store_element(t.data() + i * eb, dtype, load_element(&values[i], DType::fp32));
+  return t;
+}
+
+Tensor Tensor::from_values(const sim::Device& device, Shape shape, DType dtype, std::span<const double> values) {
+  Tensor t(std::move(shape), dtype, device);
+  if (static_cast<std::int64_t>(values.size()) != t.elements()) {
+    throw UserError("err_invalid_shape", "", {},
+                    fmt::format("{} values given for a tensor of shape {} ({} elements)", values.size(),
+                                shape_str(t.shape()), t.elements()));
+  }
+  const int eb = dtype_bytes(dtype);
   for (std::size_t i = 0; i < values.size(); ++i) store_element(t.data() + i * eb, dtype, values[i]);
   return t;
+}
+
+std::vector<double> Tensor::to_values() const {
+  std::vector<double> out(static_cast<std::size_t>(elements()));
+  const int eb = dtype_bytes(dtype_);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = load_element(data() + i * eb, dtype_);
+  return out;
 }
 
 std::vector<float> Tensor::to_floats() const {
   std::vector<float> out(static_cast<std::size_t>(elements()));
   const int eb = dtype_bytes(dtype_);
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = load_element(data() + i * eb, dtype_);
+  for (std::size_t i = 0; i < out.size(); ++i) store_element(&out[i], DType::fp32, load_element(data() + i * eb, dtype_));
   return out;
 }
 

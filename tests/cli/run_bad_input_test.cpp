@@ -179,7 +179,7 @@ TEST_CASE("cli: a .npy with bytes after its data is refused") {
                 dir, out);
 }
 
-TEST_CASE("cli: a .npy that is not float32 is refused, quoting its dtype") {
+TEST_CASE("cli: a .npy of a dtype not read is refused, quoting it and listing the accepted ones") {
   TempDir dir;
   const std::string out = dir.file("c.npy");
   write_valid_inputs(dir);
@@ -190,10 +190,13 @@ TEST_CASE("cli: a .npy that is not float32 is refused, quoting its dtype") {
     descr = "<f8";
     bytes_per_element = 8;
   }
-  SUBCASE("int32") { descr = "<i4"; }
+  SUBCASE("int64") {
+    descr = "<i8";
+    bytes_per_element = 8;
+  }
   SUBCASE("big-endian float32") { descr = ">f4"; }
-  SUBCASE("float16") {
-    descr = "<f2";
+  SUBCASE("big-endian int16") {
+    descr = ">i2";
     bytes_per_element = 2;
   }
   clitest::write_bytes(other, clitest::npy_with_header(
@@ -201,7 +204,8 @@ TEST_CASE("cli: a .npy that is not float32 is refused, quoting its dtype") {
                                   std::string(128 * 512 * static_cast<std::size_t>(bytes_per_element), '\0')));
   check_refused(run_add("tensor_add", dir.file("a.npy"), other, out),
                 "nki run: err_invalid_npy: " + other + ": holds dtype '" + descr +
-                    "'; expected float32 ('<f4', little endian)",
+                    "'; expected float32 ('<f4'), float16 ('<f2'), int8 ('|i1'), int16 ('<i2'), int32 ('<i4'), "
+                    "uint8 ('|u1'), uint16 ('<u2'), uint32 ('<u4') or bool ('|b1'), little endian",
                 dir, out);
 }
 

@@ -1,4 +1,4 @@
-/** \file NumPy .npy files of float32 (C order, little endian): what `nki run` reads and writes. */
+/** \file NumPy .npy files (C order, little endian): what `nki run` reads and writes. */
 #pragma once
 
 #include <span>
@@ -6,24 +6,40 @@
 #include <string_view>
 #include <vector>
 
+#include "nki/dtype.h"
 #include "nki/shape.h"
 
 namespace nki {
 
+/**
+ * A .npy array. `dtype` is the file's: fp32 ('<f4'), fp16 ('<f2'), int8 ('|i1'), int16 ('<i2'),
+ * int32 ('<i4'), uint8 ('|u1'), uint16 ('<u2'), uint32 ('<u4') or bool ('|b1', any non-zero byte
+ * reads as 1). `values` holds every element exactly (NaN bits kept); `data` holds them as fp32,
+ * exact but for int32/uint32 values past 2^24, which round to nearest even.
+ */
 struct NpyArray {
   Shape shape;
+  DType dtype = DType::fp32;
+  std::vector<double> values;
   std::vector<float> data;
 };
 
 /**
- * Reads a float32 .npy (format 1.0, 2.0 or 3.0). Throws nki::UserError naming the
- * file and what was wrong: missing, not .npy, not float32 (quoting its dtype),
- * Fortran order, or truncated.
+ * Reads a .npy (format 1.0, 2.0 or 3.0) of one of the dtypes above. Throws nki::UserError
+ * naming the file and what was wrong: missing, not .npy, another dtype (quoting it and
+ * listing the accepted ones), Fortran order, or truncated.
  */
 NpyArray read_npy(const std::string& path);
 
 /** The bytes of a float32 .npy (format 1.0) holding `values` of `shape`. */
 std::string encode_npy(const Shape& shape, std::span<const float> values);
+
+/**
+ * The bytes of a .npy (format 1.0) of `dtype` holding `values` of `shape`, each converted as
+ * nki::store_element does. `dtype` is one a .npy can hold (fp32, fp16, the integers, bool);
+ * bf16 and fp8 have no NumPy dtype and are an InternalError.
+ */
+std::string encode_npy(const Shape& shape, std::span<const double> values, DType dtype = DType::fp32);
 
 /**
  * The bytes of a .npy of format `major`.0 (1, 2 or 3) whose header is the dict text

@@ -21,8 +21,14 @@ class Tensor {
   /** From fp32 values, converted to `dtype` with round-to-nearest-even. */
   static Tensor from_floats(Shape shape, DType dtype, std::span<const float> values,
                             const sim::Device& device = sim::Device::default_device());
-  /** Every element as fp32 (exact). */
+  /** Every element as fp32: exact for every float dtype and for integers of up to 16 bits; int32 and
+   *  uint32 values past 2^24 round to nearest even. NaN bits are kept. */
   std::vector<float> to_floats() const;
+  /** From values of any dtype, converted to `dtype` as nki::store_element does (floats: to fp32 then
+   *  `dtype`, nearest even; integers: nearest even, saturated, NaN -> 0; bool: non-zero -> 1). */
+  static Tensor from_values(const sim::Device& device, Shape shape, DType dtype, std::span<const double> values);
+  /** Every element as double (exact for every dtype). */
+  std::vector<double> to_values() const;
 
   const Shape& shape() const { return shape_; }
   DType dtype() const { return dtype_; }
