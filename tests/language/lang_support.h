@@ -1,0 +1,138 @@
+/** \file Helpers of the tile-language tests: run both executors, compare bytes with a host computation. */
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "test_support.h"
+
+namespace lt {
+
+namespace nl = nki::language;
+using nki::DType;
+
+inline constexpr nki::Executor executors[] = {nki::Executor::halide, nki::Executor::reference};
+
+/** The canonical quiet NaN every NaN result is. */
+inline float qnan() { return std::numeric_limits<float>::quiet_NaN(); }
+
+/** fp32 result `x` rounded to `dt` (round to nearest even) and read back as float. */
+inline float rd(double x, DType dt) { return static_cast<float>(nki::round_to_dtype(x, dt)); }
+
+/** The values a tensor holds, exactly (every dtype fits a double). */
+inline std::vector<double> values_of(const nki::Tensor& t) {
+  std::vector<double> out(static_cast<std::size_t>(t.elements()));
+  const int eb = nki::dtype_bytes(t.dtype());
+  const auto* p = reinterpret_cast<const std::uint8_t*>(t.data());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = nki::load_element(p + i * eb, t.dtype());
+  return out;
+}
+
+/** Input values (converted to `dt` on the way in) as floats, the way a kernel sees them. */
+inline nki::Tensor make(const nki::Shape& s, DType dt, const std::vector<float>& v) {
+  return nki::Tensor::from_floats(s, dt, v);
+}
+inline std::vector<float> floats_of(const nki::Tensor& t) { return t.to_floats(); }
+
+/** Small integers in [lo, hi] as floats (exact in every dtype that holds the range). */
+inline std::vector<float> random_ints(std::size_t n, std::uint32_t seed, int lo, int hi) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = static_cast<float>(d(rng));
+  return v;
+}
+
+/**
+ * `got` holds exactly `want` (values before rounding to got's dtype; compared as the bytes
+ * of the rounded values; NaNs are the canonical quiet NaN). Fails with the first mismatch.
+ */
+inline void check_exact(const nki::Tensor& got, const std::vector<double>& want, const std::string& what) {
+  REQUIRE_MESSAGE(static_cast<std::size_t>(got.elements()) == want.size(),
+                  what << ": " << got.elements() << " elements, expected " << want.size());
+  const DType dt = got.dtype();
+  const int eb = nki::dtype_bytes(dt);
+  const auto* p = reinterpret_cast<const std::uint8_t*>(got.data());
+  std::int64_t bad = 0, first = -1;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    std::uint8_t w[8] = {};
+    nki::store_element(w, dt, want[i]);
+    if (std::memcmp(w, p + i * eb, static_cast<std::size_t>(eb)) != 0) {
+      if (first < 0) first = static_cast<std::int64_t>(i);
+      ++bad;
+    }
+  }
+  if (first >= 0) {
+    const auto i = static_cast<std::size_t>(first);
+    FAIL_CHECK(fmt::format("{} ({}): {} of {} elements differ; first at flat index {} (shape {}): got {} expected {}",
+                     what, nki::dtype_name(dt), bad, want.size(), first, nki::shape_str(got.shape()),
+                     nki::load_element(p + i * eb, dt), nki::round_to_dtype(want[i], dt)));
+  }
+}
+
+/** Runs the launch on one executor. */
+inline nki::LaunchResult run_on(const nki::Kernel& k, const nki::GridSpec& grid, nki::Executor ex,
+                                const std::vector<nki::Tensor>& args) {
+  return k.launch(grid).with({ex, nullptr}).run(args);
+}
+
+/**
+ * Runs the kernel on both executors: each output must equal the host's `want` exactly,
+ * and the two executors must produce the same bytes.
+ */
+inline std::vector<nki::Tensor> check_both(const nki::Kernel& k, const nki::GridSpec& grid,
+                                           const std::vector<nki::Tensor>& args,
+                                           const std::vector<std::vector<double>>& want, const std::string& what) {
+  nki::LaunchResult h = run_on(k, grid, nki::Executor::halide, args);
+  nki::LaunchResult r = run_on(k, grid, nki::Executor::reference, args);
+  REQUIRE(h.outputs.size() == want.size());
+  REQUIRE(r.outputs.size() == want.size());
+  for (std::size_t o = 0; o < want.size(); ++o) {
+    const std::string w = fmt::format("{} output {}", what, o);
+    REQUIRE(h.outputs[o].dtype() == r.outputs[o].dtype());
+    check_exact(r.outputs[o], want[o], w + " [reference]");
+    check_exact(h.outputs[o], want[o], w + " [halide]");
+    const std::int64_t d = test::first_difference(h.outputs[o], r.outputs[o]);
+    if (d >= 0) {
+      FAIL_CHECK(fmt::format("{}: executors differ at element {}: halide {} reference {}", w, d,
+                       values_of(h.outputs[o])[static_cast<std::size_t>(d)],
+                       values_of(r.outputs[o])[static_cast<std::size_t>(d)]));
+    }
+  }
+  return r.outputs;
+}
+
+inline std::vector<nki::Tensor> check_both(const nki::Kernel& k, const nki::GridSpec& grid,
+                                           const std::vector<nki::Tensor>& args, const std::vector<double>& want,
+                                           const std::string& what) {
+  return check_both(k, grid, args, std::vector<std::vector<double>>{want}, what);
+}
+
+inline nki::GridSpec no_grid() { return nki::GridSpec{}; }
+inline nki::GridSpec grid1(std::int64_t n) { return nki::GridSpec{{nki::GridAxis(n)}}; }
+
+/** Host: x rounded into dtype `dt` widened back (what a tile of that dtype holds). */
+inline std::vector<float> as_dtype(const std::vector<float>& v, DType dt) {
+  std::vector<float> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = rd(v[i], dt);
+  return out;
+}
+
+/** fp32 add/mul that the host compiler cannot contract into an FMA (the executors do not). */
+inline float fadd(float a, float b) {
+  volatile float r = a + b;
+  return r;
+}
+inline float fmul(float a, float b) {
+  volatile float r = a * b;
+  return r;
+}
+
+inline float canon(float x) { return std::isnan(x) ? qnan() : x; }
+
+}  // namespace lt
