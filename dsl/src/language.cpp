@@ -106,12 +106,6 @@ predicate operator&(const predicate& a, const predicate& b) {
   return predicate(std::move(p), a.where().file.empty() ? b.where() : a.where());
 }
 
-predicate operator|(const predicate& a, const predicate&) {
-  index_error("err_unsupported_expression_in_mask", a.where(),
-              "a mask is a conjunction of affine comparisons joined with &; | (or) is not supported, "
-              "split the operation into two masked operations");
-}
-
 // ---- program ids ----
 
 index program_id(int axis, source_location loc) {
@@ -167,6 +161,11 @@ Shape tile::shape() const { return Trace::current("tile.shape", source_location:
 DType tile::dtype() const { return Trace::current("tile.dtype", source_location::current()).ir().tiles.at(id_).dtype; }
 
 namespace {
+
+/** Where a tensor lives, in the words users know (kernel arguments are in HBM). */
+const char* memory_label(ir::Memory m) {
+  return m == ir::Memory::hbm_input ? "HBM (a kernel argument)" : ir::memory_name(m);
+}
 
 const char* buffer_name(buffer b) {
   switch (b) {
@@ -277,11 +276,13 @@ struct like_info {
   Shape shape;
   DType dtype;
 };
-like_info like_of(const operand& like, const char* op, source_location sl) {
+like_info like_of(const like_source& like, const char* op, source_location sl) {
   Trace& t = Trace::current(op, sl);
-  if (like.is_scalar()) {
-    t.fail("err_invalid_shape", here(sl), fmt::format("nl::{} needs a tensor or tile to take its shape from", op));
+  if (like.tensor_id >= 0) {
+    const ir::TensorDecl& d = t.ir().tensors.at(static_cast<std::size_t>(like.tensor_id));
+    return {d.shape, d.dtype};
   }
+  check_tile_scope(t, like.tile_id, here(sl));
   const ir::TileInfo& ti = t.ir().tiles.at(static_cast<std::size_t>(like.tile_id));
   return {ti.shape, ti.dtype};
 }
@@ -301,19 +302,19 @@ tensor full(const shape_spec& shape, double value, DType dtype, buffer buf, cons
             source_location loc) {
   return allocate(shape, dtype, buf, name, value, "full", loc);
 }
-tensor ndarray_like(const operand& like, buffer buf, source_location loc) {
+tensor ndarray_like(const like_source& like, buffer buf, source_location loc) {
   const like_info l = like_of(like, "ndarray_like", loc);
   return allocate(l.shape, l.dtype, buf, "", std::nullopt, "ndarray_like", loc);
 }
-tensor zeros_like(const operand& like, buffer buf, source_location loc) {
+tensor zeros_like(const like_source& like, buffer buf, source_location loc) {
   const like_info l = like_of(like, "zeros_like", loc);
   return allocate(l.shape, l.dtype, buf, "", 0.0, "zeros_like", loc);
 }
-tensor ones_like(const operand& like, buffer buf, source_location loc) {
+tensor ones_like(const like_source& like, buffer buf, source_location loc) {
   const like_info l = like_of(like, "ones_like", loc);
   return allocate(l.shape, l.dtype, buf, "", 1.0, "ones_like", loc);
 }
-tensor full_like(const operand& like, double value, buffer buf, source_location loc) {
+tensor full_like(const like_source& like, double value, buffer buf, source_location loc) {
   const like_info l = like_of(like, "full_like", loc);
   return allocate(l.shape, l.dtype, buf, "", value, "full_like", loc);
 }
@@ -342,8 +343,13 @@ loop_range::~loop_range() {
 namespace {
 
 const char* subscript_kind(const index_arg& s) {
-  return s.k == index_arg::kind::value ? (s.expr.shape.empty() ? "integer" : "index array")
-                                       : (s.k == index_arg::kind::slice ? "slice" : "_");
+  switch (s.k) {
+    case index_arg::kind::value: return s.expr.shape.empty() ? "an integer" : "an index array";
+    case index_arg::kind::slice: return "a slice";
+    case index_arg::kind::all: return "a _";
+    case index_arg::kind::omitted: return "an omitted trailing dimension (a whole `_`)";
+  }
+  return "?";
 }
 
 /** Resolves tensor[subscripts] into an IR access: one index per dimension, broadcast to a tile shape. */
@@ -357,7 +363,7 @@ ir::Access make_access(Trace& t, const access& a) {
            fmt::format("tensor {} of shape {} has {} dimensions but was indexed with {}", decl.name,
                        shape_str(decl.shape), decl.shape.size(), subs.size()));
   }
-  while (subs.size() < decl.shape.size()) subs.emplace_back(_, a.loc());  // trailing dims: whole
+  while (subs.size() < decl.shape.size()) subs.emplace_back(index_arg::kind::omitted, a.loc());  // trailing dims: whole
   int slices = 0, arrays = 0;
   const index_arg* first_slice = nullptr;
   const index_arg* first_array = nullptr;
@@ -377,7 +383,7 @@ ir::Access make_access(Trace& t, const access& a) {
   }
   if (slices > 0 && arrays > 0) {
     t.fail("err_unsupported_mixing_basic_advanced_tensor_indexing", loc,
-           fmt::format("tensor {} is indexed with both a {} and an index array of shape {}; use only slices "
+           fmt::format("tensor {} is indexed with both {} and an index array of shape {}; use only slices "
                        "(nl::ds, _) or only index arrays (arange, mgrid) in one access",
                        decl.name, subscript_kind(*first_slice), shape_str(first_array->expr.shape)));
   }
@@ -389,7 +395,7 @@ ir::Access make_access(Trace& t, const access& a) {
     for (std::size_t d = 0; d < subs.size(); ++d) {
       if (subs[d].k == index_arg::kind::value) continue;
       axis_of[d] = static_cast<int>(shape.size());
-      const std::int64_t size = subs[d].k == index_arg::kind::all ? decl.shape[d] : subs[d].size;
+      const std::int64_t size = subs[d].k == index_arg::kind::slice ? subs[d].size : decl.shape[d];
       if (size <= 0) {
         t.fail("err_invalid_slice", loc,
                fmt::format("slice of dimension {} of tensor {} has size {}; sizes must be positive", d, decl.name,
@@ -398,7 +404,8 @@ ir::Access make_access(Trace& t, const access& a) {
       shape.push_back(size);
     }
     for (std::size_t d = 0; d < subs.size(); ++d) {
-      ir::IndexExpr e = subs[d].k == index_arg::kind::all ? ir::IndexExpr{} : subs[d].expr;
+      ir::IndexExpr e = subs[d].k == index_arg::kind::slice || subs[d].k == index_arg::kind::value ? subs[d].expr
+                                                                                                  : ir::IndexExpr{};
       if (!e.shape.empty()) {
         t.fail("err_unsupported_mixing_basic_advanced_tensor_indexing", loc,
                fmt::format("the start of a slice of tensor {} is an index array of shape {}; a slice starts at a "
@@ -436,7 +443,7 @@ ir::Predicate checked_mask(Trace& t, const predicate& m, const Shape& shape, con
     auto b = ir::broadcast_shapes(shape, c.expr.shape);
     if (!c.expr.shape.empty() && (!b || *b != shape)) {
       t.fail("err_mask_shape_mismatch", loc,
-             fmt::format("the mask of nl::{} has shape {}; the tile has shape {}", op, shape_str(c.expr.shape),
+             fmt::format("the mask of {} has shape {}; the tile has shape {}", op, shape_str(c.expr.shape),
                          shape_str(shape)));
     }
   }
@@ -456,7 +463,7 @@ int read_window(Trace& t, const access& a, const SourceLoc& loc) {
   if (ir::is_hbm(decl.memory)) {
     t.fail("err_unsupported_memory", loc,
            fmt::format("tensor {} is in {}: compute ops read SBUF or PSUM; bring it on chip with nl::load first",
-                       decl.name, ir::memory_name(decl.memory)));
+                       decl.name, memory_label(decl.memory)));
   }
   ir::Access acc = make_access(t, a);
   const int result = t.add_tile(acc.shape, decl.dtype, decl.memory);
@@ -518,18 +525,18 @@ tile binary(ir::BinaryKind kind, const operand& a, const operand& b, const op_op
   const SourceLoc loc = here(sl);
   const Shape shape = broadcast_operands(t, {&a, &b}, ir::binary_name(kind), loc);
   const DType dtype = o.dtype.value_or(promoted(t, {&a, &b}));
-  ir::BinaryOp op{-1, kind, to_ir(t, a, loc), to_ir(t, b, loc), checked_mask(t, o.mask, shape, ir::binary_name(kind), loc), loc};
+  ir::BinaryOp op{-1, kind, to_ir(t, a, loc), to_ir(t, b, loc), checked_mask(t, o.mask, shape, fmt::format("nl::{}", ir::binary_name(kind)).c_str(), loc), loc};
   op.result = t.add_tile(shape, dtype);
   t.emit(std::move(op));
   return tile(op.result);
 }
 
 tile activation_op(ir::ActKind kind, const operand& data, const operand& bias, const operand& scale,
-                   const op_options& o, const char* name, source_location sl) {
-  Trace& t = Trace::current(name, sl);
+                   const op_options& o, const std::string& name, source_location sl) {
+  Trace& t = Trace::current(name.c_str(), sl);
   const SourceLoc loc = here(sl);
   if (data.is_scalar()) {
-    t.fail("err_scalar_only_operation", loc, fmt::format("nl::{} needs a tile operand, got a scalar", name));
+    t.fail("err_scalar_only_operation", loc, fmt::format("{} needs a tile operand, got a scalar", name));
   }
   const Shape& shape = tile_info(t, data.tile_id).shape;
   for (const operand* s : {&bias, &scale}) {
@@ -537,18 +544,18 @@ tile activation_op(ir::ActKind kind, const operand& data, const operand& bias, c
     const Shape& ss = tile_info(t, s->tile_id).shape;
     if (ss[0] != shape[0]) {
       t.fail("err_num_partition_mismatch", loc,
-             fmt::format("nl::{}: bias and scale tiles need {} partitions like the data, got {}", name, shape[0], ss[0]));
+             fmt::format("{}: bias and scale tiles need {} partitions like the data, got {}", name, shape[0], ss[0]));
     }
     for (std::size_t d = 1; d < ss.size(); ++d) {
       if (ss[d] != 1) {
         t.fail("err_free_dim_mismatch", loc,
-               fmt::format("nl::{}: bias and scale are a scalar or a [P, 1] tile, got {}", name, shape_str(ss)));
+               fmt::format("{}: bias and scale are a scalar or a [P, 1] tile, got {}", name, shape_str(ss)));
       }
     }
   }
   const DType dtype = o.dtype.value_or(tile_info(t, data.tile_id).dtype);
   ir::ActivationOp op{-1, kind, to_ir(t, data, loc), to_ir(t, scale, loc), to_ir(t, bias, loc),
-                      checked_mask(t, o.mask, shape, name, loc), loc};
+                      checked_mask(t, o.mask, shape, name.c_str(), loc), loc};
   op.result = t.add_tile(shape, dtype);
   t.emit(std::move(op));
   return tile(op.result);
@@ -584,7 +591,7 @@ tile reduce(ir::ReduceKind kind, const operand& x, const axes& a, std::optional<
     if (!reduced) shape.push_back(ti.shape[d]);
     else if (keepdims) shape.push_back(1);
   }
-  ir::ReduceOp op{-1, kind, x.tile_id, list, keepdims, checked_mask(t, mask, shape, name, loc), loc};
+  ir::ReduceOp op{-1, kind, x.tile_id, list, keepdims, checked_mask(t, mask, shape, fmt::format("nl::{}", name).c_str(), loc), loc};
   op.result = t.add_tile(shape, dtype.value_or(ti.dtype));
   t.emit(std::move(op));
   return tile(op.result);
@@ -598,7 +605,7 @@ int sbuf_tile(Trace& t, const operand& o, const char* op, const char* role, cons
   if (ti.memory != ir::Memory::sbuf) {
     t.fail("err_unsupported_memory", loc,
            fmt::format("{} reads its {} from SBUF; tile %t{} is in {}: copy it to SBUF with nl::copy first", op, role,
-                       o.tile_id, ir::memory_name(ti.memory)));
+                       o.tile_id, memory_label(ti.memory)));
   }
   if (ti.shape.size() != 2) {
     t.fail("err_unsupported_tile_rank", loc,
@@ -654,18 +661,20 @@ operand::operand(const access& a, source_location l) : scalar(0), scalar_is_floa
 operand::operand(const tensor& x, source_location l) : operand(x.all(l), l) {}
 
 namespace {
-void write_window(const access& dst, const operand& value, bool accumulate, source_location sl) {
+void write_window(const access& dst, const operand& value, bool accumulate) {
+  // Assignment operators take no source_location: the window's subscript is on the user's line.
+  const source_location sl = dst.loc();
   Trace& t = Trace::current(accumulate ? "+=" : "=", sl);
   const SourceLoc loc = here(sl);
   const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(dst.tensor()));
   if (ir::is_hbm(decl.memory)) {
     t.fail("err_unsupported_memory", loc,
            fmt::format("tensor {} is in {}: write HBM with nl::store; `=` and `+=` write on-chip arrays", decl.name,
-                       ir::memory_name(decl.memory)));
+                       memory_label(decl.memory)));
   }
   if (accumulate && decl.memory != ir::Memory::psum) {
     t.fail("err_unsupported_memory", loc,
-           fmt::format("`+=` accumulates into PSUM; tensor {} is in {}", decl.name, ir::memory_name(decl.memory)));
+           fmt::format("`+=` accumulates into PSUM; tensor {} is in {}", decl.name, memory_label(decl.memory)));
   }
   ir::Access acc = make_access(t, dst);
   int v = value.tile_id;
@@ -693,13 +702,13 @@ void write_window(const access& dst, const operand& value, bool accumulate, sour
 }  // namespace
 
 access& access::operator=(const operand& value) {
-  write_window(*this, value, false, value.loc);
+  write_window(*this, value, false);
   return *this;
 }
 access& access::operator=(const access& value) { return *this = operand(value, value.loc()); }
-access& access::operator=(const tile& value) { return *this = operand(value); }
+access& access::operator=(const tile& value) { return *this = operand(value, loc_); }
 access& access::operator+=(const operand& value) {
-  write_window(*this, value, true, value.loc);
+  write_window(*this, value, true);
   return *this;
 }
 
@@ -712,11 +721,11 @@ tile load(const access& src, const load_options& o, source_location sl) {
   if (!ir::is_hbm(decl.memory)) {
     t.fail("err_unsupported_memory", loc,
            fmt::format("nl::load reads HBM; tensor {} is in {} (use it as an operand, or nl::copy it)", decl.name,
-                       ir::memory_name(decl.memory)));
+                       memory_label(decl.memory)));
   }
   ir::Access a = make_access(t, src);
   const Shape shape = a.shape;
-  ir::LoadOp op{-1, std::move(a), checked_mask(t, o.mask, shape, "load", loc), loc};
+  ir::LoadOp op{-1, std::move(a), checked_mask(t, o.mask, shape, "nl::load", loc), loc};
   op.result = t.add_tile(shape, decl.dtype);
   const int loaded = op.result;
   t.emit(std::move(op));
@@ -733,7 +742,7 @@ void store(const access& dst, const operand& value, const store_options& o, sour
   if (!ir::is_hbm(decl.memory)) {
     t.fail("err_unsupported_memory", loc,
            fmt::format("nl::store writes HBM; tensor {} is in {} (write on-chip arrays with `=`)", decl.name,
-                       ir::memory_name(decl.memory)));
+                       memory_label(decl.memory)));
   }
   if (decl.memory == ir::Memory::hbm_input) {
     // Kernel arguments are read-only: outputs are allocated with ndarray(..., shared_hbm).
@@ -755,11 +764,11 @@ void store(const access& dst, const operand& value, const store_options& o, sour
                        shape_str(a.shape)));
   }
   const Shape shape = a.shape;
-  t.emit(ir::StoreOp{std::move(a), value.tile_id, checked_mask(t, o.mask, shape, "store", loc), false, loc});
+  t.emit(ir::StoreOp{std::move(a), value.tile_id, checked_mask(t, o.mask, shape, "nl::store", loc), false, loc});
 }
 
 tile copy(const operand& x, const op_options& o, source_location loc) {
-  return activation_op(ir::ActKind::copy, x, 0.0, 1.0, o, "copy", loc);
+  return activation_op(ir::ActKind::copy, x, 0.0, 1.0, o, "nl::copy", loc);
 }
 
 // ---- elementwise ----
@@ -768,7 +777,7 @@ tile binary_fn::operator()(const operand& a, const operand& b, const op_options&
   return binary(kind, a, b, o, loc);
 }
 tile unary_fn::operator()(const operand& x, const op_options& o, source_location loc) const {
-  return activation_op(kind, x, 0.0, 1.0, o, ir::act_name(kind), loc);
+  return activation_op(kind, x, 0.0, 1.0, o, std::string("nl::") + ir::act_name(kind), loc);
 }
 
 tile operator+(const operand& a, const operand& b) { return binary(ir::BinaryKind::add, a, b, {}, a.loc); }
@@ -785,7 +794,7 @@ tile where(const operand& cond, const operand& x, const operand& y, const op_opt
   if (x.is_scalar() && y.is_scalar()) dtype = promote_scalar(promote_scalar(DType::boolean, x.scalar_is_float), y.scalar_is_float);
   else dtype = promoted(t, {&x, &y});
   ir::SelectOp op{-1, to_ir(t, cond, loc), {}, to_ir(t, x, loc), to_ir(t, y, loc),
-                  checked_mask(t, o.mask, shape, "where", loc), loc};
+                  checked_mask(t, o.mask, shape, "nl::where", loc), loc};
   op.result = t.add_tile(shape, o.dtype.value_or(dtype));
   t.emit(std::move(op));
   return tile(op.result);
@@ -815,6 +824,18 @@ tile matmul(const operand& x, const operand& y, bool transpose_x, const op_optio
   const int moving = sbuf_tile(t, y, "nl::matmul", "y operand", loc);
   if (!transpose_x) {
     // x is [M, K]: the Tensor engine wants it as [K, M]; transpose through PSUM and copy back to SBUF.
+    const Shape& xs = tile_info(t, stationary).shape;
+    const Shape& ys = tile_info(t, moving).shape;
+    if (xs[1] != ys[0]) {
+      t.fail("err_num_partition_mismatch", loc,
+             fmt::format("nl::matmul: x {} has K={} (its last dimension) and y {} has K={} (its first)", shape_str(xs),
+                         xs[1], shape_str(ys), ys[0]));
+    }
+    if (xs[1] > tile_limits::pmax) {
+      t.fail("err_size_of_dimension_exceed_arch_limit", loc,
+             fmt::format("nl::matmul: x {} has K={}; the contraction size is at most {}", shape_str(xs), xs[1],
+                         tile_limits::pmax));
+    }
     const int tp = transpose_op(t, stationary, ir::Memory::psum, tile_info(t, stationary).dtype, "nl::matmul", loc);
     stationary = t.add_tile(tile_info(t, tp).shape, tile_info(t, tp).dtype);
     t.emit(ir::ActivationOp{stationary, ir::ActKind::copy, {tp, 0, true}, {-1, 1.0, true}, {-1, 0.0, true}, {}, loc});
@@ -923,7 +944,7 @@ nl::tile iota(const nl::index& expr, DType dtype, const nl::op_options& o, std::
   Shape shape = expr.shape();
   if (shape.empty()) shape = {1};
   nl::check_partition_limit(t, shape, loc);
-  ir::IotaOp op{-1, expr.expr(), nl::checked_mask(t, o.mask, shape, "iota", loc), loc};
+  ir::IotaOp op{-1, expr.expr(), nl::checked_mask(t, o.mask, shape, "isa::iota", loc), loc};
   op.result = t.add_tile(shape, dtype);
   t.emit(std::move(op));
   return nl::tile(op.result);
@@ -935,16 +956,17 @@ nl::tile affine_select(const nl::predicate& pred, const nl::operand& on_true, co
   const SourceLoc loc = here(sl);
   const Shape shape = nl::broadcast_operands(t, {&on_true, &on_false_value}, "affine_select", loc);
   const DType dtype = o.dtype.value_or(nl::promoted(t, {&on_true, &on_false_value}));
-  ir::SelectOp op{-1, {-1, 1.0, true}, nl::checked_mask(t, pred, shape, "affine_select", loc),
+  ir::SelectOp op{-1, {-1, 1.0, true}, nl::checked_mask(t, pred, shape, "isa::affine_select", loc),
                   nl::to_ir(t, on_true, loc), nl::to_ir(t, on_false_value, loc),
-                  nl::checked_mask(t, o.mask, shape, "affine_select", loc), loc};
+                  nl::checked_mask(t, o.mask, shape, "isa::affine_select", loc), loc};
   op.result = t.add_tile(shape, dtype);
   t.emit(std::move(op));
   return nl::tile(op.result);
 }
 
 void memset(const nl::access& dst, double value, std::source_location loc) {
-  nl::write_window(dst, nl::operand(value, loc), false, loc);
+  (void)loc;
+  nl::write_window(dst, nl::operand(value, loc), false);
 }
 
 }  // namespace nki::isa

@@ -250,12 +250,13 @@ Expr binary(ir::BinaryKind k, Expr a, Expr b) { return canonical_nan(binary_raw(
 Expr activation(ir::ActKind k, Expr x) {
   switch (k) {
     case ir::ActKind::copy: return x;
-    case ir::ActKind::relu: return canonical_nan(Halide::select(x > 0.0f, x, Expr(0.0f) * x));
+    case ir::ActKind::relu: return canonical_nan(Halide::select(x > 0.0f || Halide::is_nan(x), x, Expr(0.0f)));
     case ir::ActKind::sqrt: return canonical_nan(Halide::sqrt(x));
     case ir::ActKind::rsqrt: return canonical_nan(Expr(1.0f) / Halide::sqrt(x));
     case ir::ActKind::reciprocal: return canonical_nan(Expr(1.0f) / x);
     case ir::ActKind::abs: return canonical_nan(Halide::abs(x));
-    case ir::ActKind::negative: return canonical_nan(-x);
+    // The sign bit flipped (Halide writes -x as 0 - x, which turns -0 into +0).
+    case ir::ActKind::negative: return canonical_nan(as_f32(Halide::reinterpret(Halide::UInt(32), x) ^ u32(0x80000000u)));
     case ir::ActKind::square: return canonical_nan(x * x);
     default: return call_extern(Halide::Float(32), "nki_activation", {Expr(static_cast<int32_t>(k)), x});
   }

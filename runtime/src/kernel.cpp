@@ -62,12 +62,13 @@ std::shared_ptr<const TracedKernel> Kernel::trace(const std::vector<Shape>& shap
     }
   }
   trace.ir().outputs = outs;
-  ir::validate(trace.ir(), logical);
+  std::vector<std::size_t> unproven = ir::validate(trace.ir(), logical);
 
   auto traced = std::make_shared<TracedKernel>();
   traced->ir = std::make_shared<const ir::KernelIR>(std::move(trace.ir()));
   traced->text = ir::print(*traced->ir);
   traced->hash = ir::hash_text(traced->text);
+  traced->unproven = std::move(unproven);
   s.traces.emplace(key, traced);
   return traced;
 }

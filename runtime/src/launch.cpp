@@ -8,6 +8,7 @@
 #include "nki/ir/kernel_ir.h"
 #include "nki/ir/passes.h"
 #include "nki/kernel.h"
+#include "bounds_check.h"
 #include "core_workers.h"
 #include "nki/trace.h"
 #include "program.h"
@@ -112,6 +113,13 @@ BoundLaunch::BoundLaunch(const Kernel& k, GridSpec grid)
 LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   const Kernel& k = *kernel_;
   if (Trace* outer = Trace::active()) {
+    if (grid_.axes.empty()) {
+      throw UserError("err_nested_kernel_call", outer->ir().name, {},
+                      fmt::format("kernel {} is called while kernel {} is being traced; a kernel body cannot launch "
+                                  "another kernel: put the shared code in a C++ function taking nl::tensor arguments "
+                                  "and call it from both",
+                                  k.name(), outer->ir().name));
+    }
     throw UserError("err_nested_kernel_with_spmd_grid", outer->ir().name, {},
                     fmt::format("kernel {} is launched while kernel {} is being traced; a kernel cannot launch "
                                 "another kernel with a grid (call a plain C++ helper instead)",
@@ -149,6 +157,8 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
 
   std::shared_ptr<const Program> program;
   if (options_.executor == Executor::halide) {
+    // Compiled code clamps masked-off reads; bounds the validator could not prove are checked first.
+    check_bounds_at_run_time(ir, grid_.logical_shape(), traced->unproven);
     bool compiled = false;
     program = halide_program_for(traced->ir, traced->text, compiled);
     (compiled ? result.compiled : result.reused) = 1;

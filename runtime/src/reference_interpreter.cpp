@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "nki/error.h"
+#include "bounds_check.h"
 #include "program.h"
 
 namespace nki {
@@ -67,34 +68,10 @@ class ReferenceRunner final : public CoreRunner {
   }
 
   std::int64_t eval(const ir::IndexExpr& e, const std::vector<std::int64_t>& c) const {
-    std::int64_t v = e.constant;
-    for (const ir::Term& term : e.terms) {
-      std::int64_t s = 0;
-      switch (term.sym.kind) {
-        case ir::Sym::Kind::program_id: s = pid_[static_cast<std::size_t>(term.sym.index)]; break;
-        case ir::Sym::Kind::loop: s = loop_[static_cast<std::size_t>(term.sym.index)]; break;
-        case ir::Sym::Kind::axis:
-          s = e.shape[static_cast<std::size_t>(term.sym.index)] == 1 ? 0 : c[static_cast<std::size_t>(term.sym.index)];
-          break;
-      }
-      v += term.coeff * s;
-    }
-    return v;
+    return ir::evaluate(e, pid_, loop_, c);
   }
 
-  bool holds(const ir::Predicate& p, const std::vector<std::int64_t>& c) const {
-    for (const ir::Condition& cond : p.all) {
-      const std::int64_t v = eval(cond.expr, c);
-      if (cond.not_equal ? v == 0 : v < 0) return false;
-    }
-    return true;
-  }
-
-  std::string where() const {
-    std::string s = fmt::format("instance [{}]", fmt::join(pid_, ","));
-    for (std::size_t l = 0; l < loop_.size(); ++l) s += fmt::format(" l{}={}", l, loop_[l]);
-    return s;
-  }
+  bool holds(const ir::Predicate& p, const std::vector<std::int64_t>& c) const { return p.holds(pid_, loop_, c); }
 
   /** Byte address of the element an access reaches at tile coordinate `c`; out of bounds is the user's error. */
   std::byte* element(const ir::Access& a, const std::vector<std::int64_t>& c) const {
@@ -102,14 +79,7 @@ class ReferenceRunner final : public CoreRunner {
     std::int64_t offset = 0;
     for (std::size_t d = 0; d < a.indices.size(); ++d) {
       const std::int64_t v = eval(a.indices[d], c);
-      if (v < 0 || v >= t.shape[d]) {
-        const ir::TensorDecl& decl = ir_.tensors[static_cast<std::size_t>(a.tensor)];
-        throw UserError("err_tensor_access_out_of_bound", ir_.name, a.loc,
-                        fmt::format("{} at tile coordinate [{}] accesses tensor {} {} at index {} on dimension {}, "
-                                    "valid is [0, {}]",
-                                    where(), fmt::join(c, ","), decl.name, shape_str(decl.shape), v, d,
-                                    t.shape[d] - 1));
-      }
+      if (v < 0 || v >= t.shape[d]) throw_out_of_bound(ir_, a, pid_, loop_, c, v, d);
       offset += v * t.strides[d];
     }
     return t.data + offset * dtype_bytes(t.dtype);

@@ -56,22 +56,7 @@ TEST_CASE("err_invalid_shape - two par_dim markers") {
                     kFile, line));
 }
 
-TEST_CASE("err_invalid_shape - zeros_like of a scalar") {
-  static int line = 0;
-  const nki::Kernel k = nki::jit("like_scalar", [](nl::tensor a) {
-    auto out = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm);
-    line = __LINE__ + 1;
-    auto buf = nl::zeros_like(2.0);
-    (void)buf;
-    nl::store(out.all(), nl::load(a.all()));
-    return out;
-  });
-  auto a = input();
-  const std::string msg = test::user_error_of([&] { k(a); });
-  CHECK(msg == fmt::format("like_scalar ({}:{}): err_invalid_shape: nl::zeros_like needs a tensor or tile to take its shape "
-                    "from",
-                    kFile, line));
-}
+// zeros_like(2.0) does not compile: *_like takes a tensor or a tile (nl::like_source).
 
 TEST_CASE("err_invalid_shape - zeros_like of a kernel argument in HBM takes its shape, it does not read it") {
   const nki::Kernel k = nki::jit("like_hbm_argument", [](nl::tensor a) {

@@ -138,7 +138,7 @@ TEST_CASE("err_tensor_access_out_of_bound - an overflow no mask can be proven ab
       {"a"});
   auto a = nki::Tensor::from_floats({128, 8}, nki::DType::fp32, test::random_floats(128 * 8, 1));
   const std::string msg = test::user_error_of([&] { k.launch({}).with({nki::Executor::reference, nullptr}).run({a}); });
-  CHECK(msg == fmt::format("runtime_overrun ({}:{}): err_tensor_access_out_of_bound: instance [] at tile coordinate [127,0] "
+  CHECK(msg == fmt::format("runtime_overrun ({}:{}): err_tensor_access_out_of_bound: instance (no grid) at tile coordinate [127,0] "
                     "accesses tensor a [128,8] at index 128 on dimension 0, valid is [0, 127]",
                     kFile, line));
 }

@@ -149,7 +149,7 @@ TEST_CASE("err_unsupported_memory - a compute op reading an HBM window") {
       {"a"});
   auto a = input();
   const std::string msg = test::user_error_of([&] { k(a); });
-  CHECK(msg == fmt::format("exp_of_hbm ({}:{}): err_unsupported_memory: tensor a is in hbm_input: compute ops read SBUF or "
+  CHECK(msg == fmt::format("exp_of_hbm ({}:{}): err_unsupported_memory: tensor a is in HBM (a kernel argument): compute ops read SBUF or "
                     "PSUM; bring it on chip with nl::load first",
                     kFile, line));
 }

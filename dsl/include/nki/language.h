@@ -7,6 +7,7 @@
 #include <ranges>
 #include <source_location>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "nki/dtype.h"
@@ -115,8 +116,14 @@ predicate operator>=(const index& a, const index& b);
 predicate operator==(const index& a, const index& b);
 predicate operator!=(const index& a, const index& b);
 predicate operator&(const predicate& a, const predicate& b);
-/** Always err_unsupported_expression_in_mask: masks are conjunctions. */
-predicate operator|(const predicate& a, const predicate& b);
+/** Masks are conjunctions: `|` does not compile (NKI: err_unsupported_expression_in_mask). */
+template <class Never = void>
+predicate operator|(const predicate&, const predicate&) {
+  static_assert(!std::is_void_v<Never> && false,
+                "err_unsupported_expression_in_mask: a mask is a conjunction of affine comparisons joined with &; "
+                "| (or) is not supported, split the operation into two masked operations");
+  return {};
+}
 
 /** The logical index of this instance along grid `axis`. */
 index program_id(int axis, source_location loc = source_location::current());
@@ -149,7 +156,7 @@ struct ds {
 
 /** One subscript of a tensor access (an index, an integer, a slice or `_`); records where it was written. */
 struct index_arg {
-  enum class kind : std::uint8_t { value, slice, all };
+  enum class kind : std::uint8_t { value, slice, all, omitted };  ///< omitted: a trailing dim not written
   kind k;
   ir::IndexExpr expr;  ///< value: the index; slice: its start
   std::int64_t size = 0;
@@ -164,6 +171,7 @@ struct index_arg {
       : k(kind::slice), expr(s.start.expr()), size(s.size), loc(l) {}
   index_arg(slice_all, source_location l = source_location::current())  // NOLINT
       : k(kind::all), loc(l) {}
+  index_arg(kind omitted, source_location l) : k(omitted), loc(l) {}
 };
 
 // ---- tensors, accesses and tiles (handles into the trace; they hold no data) ----
@@ -288,11 +296,16 @@ tensor ones(const shape_spec& shape, DType dtype, buffer buf = sbuf, const std::
             source_location loc = source_location::current());
 tensor full(const shape_spec& shape, double value, DType dtype, buffer buf = sbuf, const std::string& name = "",
             source_location loc = source_location::current());
-/** *_like: the shape and dtype of a tensor or tile. */
-tensor ndarray_like(const operand& like, buffer buf = sbuf, source_location loc = source_location::current());
-tensor zeros_like(const operand& like, buffer buf = sbuf, source_location loc = source_location::current());
-tensor ones_like(const operand& like, buffer buf = sbuf, source_location loc = source_location::current());
-tensor full_like(const operand& like, double value, buffer buf = sbuf,
+/** What *_like takes its shape and dtype from (it reads no data): a tensor or a tile. */
+struct like_source {
+  int tensor_id = -1, tile_id = -1;
+  like_source(const tensor& t) : tensor_id(t.id()) {}  // NOLINT
+  like_source(const tile& t) : tile_id(t.id()) {}      // NOLINT
+};
+tensor ndarray_like(const like_source& like, buffer buf = sbuf, source_location loc = source_location::current());
+tensor zeros_like(const like_source& like, buffer buf = sbuf, source_location loc = source_location::current());
+tensor ones_like(const like_source& like, buffer buf = sbuf, source_location loc = source_location::current());
+tensor full_like(const like_source& like, double value, buffer buf = sbuf,
                  source_location loc = source_location::current());
 
 // ---- loops ----

@@ -68,6 +68,20 @@ IndexExpr scale(const IndexExpr& a, std::int64_t k) {
   return out;
 }
 
+std::int64_t evaluate(const IndexExpr& e, std::span<const std::int64_t> pid, std::span<const std::int64_t> loop,
+                      std::span<const std::int64_t> coord) {
+  std::int64_t v = e.constant;
+  for (const Term& t : e.terms) {
+    const auto i = static_cast<std::size_t>(t.sym.index);
+    switch (t.sym.kind) {
+      case Sym::Kind::program_id: v += t.coeff * pid[i]; break;
+      case Sym::Kind::loop: v += t.coeff * loop[i]; break;
+      case Sym::Kind::axis: v += e.shape[i] == 1 ? 0 : t.coeff * coord[i]; break;
+    }
+  }
+  return v;
+}
+
 std::string to_string(const IndexExpr& e, const char* axis_prefix) {
   std::string out;
   auto append = [&](std::int64_t coeff, const std::string& name) {

@@ -108,7 +108,7 @@ float apply_activation(ActKind k, float x) {
     case ActKind::log: return canonical(std::log(x));
     case ActKind::tanh: return canonical(std::tanh(x));
     case ActKind::sigmoid: return canonical(1.0f / (1.0f + std::exp(-x)));
-    case ActKind::relu: return canonical(x > 0.0f ? x : 0.0f * x);  // NaN stays NaN; -x gives +0
+    case ActKind::relu: return canonical(x > 0.0f || std::isnan(x) ? x : 0.0f);  // max(x, 0): +0 for x <= 0
     case ActKind::gelu: {
       // x * Phi(x) with Phi(x) = (1 + erf(x / sqrt 2)) / 2, erf from its std::erf in float.
       const float phi = 0.5f * (1.0f + std::erf(x * 0.70710678118654752f));

@@ -26,6 +26,8 @@ struct Validator {
   const std::vector<std::int64_t>& grid;
   std::vector<int> open;                 ///< loops enclosing the current op
   std::vector<int> tensor_scope;         ///< loop each tensor was allocated in (-1: top level / HBM)
+  std::size_t position = 0;              ///< body index of the op being checked
+  std::vector<std::size_t> unproven;     ///< masked accesses left to the run-time check
 
   [[noreturn]] void fail(const char* name, const SourceLoc& loc, std::string detail) const {
     throw UserError(name, k.name, loc, std::move(detail));
@@ -56,7 +58,7 @@ struct Validator {
                      t.name, shape_str(t.shape), d, to_string(a.indices[d]), r.lo, r.hi, where, t.shape[d] - 1));
   }
 
-  void check_access(const Access& a, const Predicate& mask) const {
+  void check_access(const Access& a, const Predicate& mask) {
     const TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a.tensor));
     for (const IndexExpr& e : a.indices) {
       if (e.unexpanded_arange) {
@@ -83,7 +85,24 @@ struct Validator {
    * access uses, conditions on a single tile axis narrow that axis; an index out of bounds
    * in the narrowed box is provable unless a condition could not be applied exactly.
    */
-  void check_masked_access(const Access& a, const Predicate& mask) const {
+  void check_masked_access(const Access& a, const Predicate& mask) {
+    // A condition bounding the index itself (idx < N, idx >= 0) proves that dimension directly.
+    bool all_direct = true;
+    for (std::size_t d = 0; d < a.indices.size(); ++d) {
+      const std::int64_t size = k.tensors.at(static_cast<std::size_t>(a.tensor)).shape[d];
+      const IndexRange r = range_of(a.indices[d], [&](Sym s) { return sym_extent(s, a.indices[d].shape); });
+      bool lo_ok = r.lo >= 0, hi_ok = r.hi < size;
+      for (const Condition& c : mask.all) {
+        if (c.not_equal) continue;
+        if (!broadcast_shapes(c.expr.shape, a.indices[d].shape)) continue;
+        const IndexExpr upper = add(c.expr, a.indices[d]);            // c = K - idx: c + idx == K
+        const IndexExpr lower = add(c.expr, scale(a.indices[d], -1));  // c = idx - K: c - idx == -K
+        if (upper.is_constant() && upper.constant <= size - 1) hi_ok = true;  // idx <= K <= size - 1
+        if (lower.is_constant() && lower.constant <= 0) lo_ok = true;          // idx >= -lower >= 0
+      }
+      all_direct = all_direct && lo_ok && hi_ok;
+    }
+    if (all_direct) return;
     std::vector<Sym> outer;
     auto collect = [&](const IndexExpr& e) {
       for (const Term& term : e.terms)
@@ -95,9 +114,13 @@ struct Validator {
     std::int64_t combos = 1;
     for (Sym s : outer) {
       combos *= sym_extent(s, a.shape);
-      if (combos > kMaxMaskCombinations) return;  // too many to enumerate: the executors check at run time
+      if (combos > kMaxMaskCombinations) {  // too many to enumerate: checked at run time
+        unproven.push_back(position);
+        return;
+      }
     }
     std::vector<std::int64_t> value(outer.size(), 0);
+    bool any_inexact = false;
     auto value_of = [&](Sym s) {
       return value[static_cast<std::size_t>(std::find(outer.begin(), outer.end(), s) - outer.begin())];
     };
@@ -135,6 +158,7 @@ struct Validator {
         else hi[x] = std::min(hi[x], floor_div(constant, -coeff));
         if (lo[x] > hi[x]) empty = true;
       }
+      any_inexact = any_inexact || !exact;
       if (empty) continue;
       for (std::size_t d = 0; d < a.indices.size(); ++d) {
         const IndexExpr& e = a.indices[d];
@@ -161,6 +185,7 @@ struct Validator {
         }
       }
     }
+    if (any_inexact) unproven.push_back(position);
   }
 
   /** The loop variable `loop` and loops inside it: what varies within one iteration of an enclosing loop. */
@@ -203,23 +228,37 @@ struct Validator {
     }
   }
 
-  void check_tile(int tile, const SourceLoc& loc) const {
-    check_partitions(k.tiles.at(static_cast<std::size_t>(tile)).shape, loc);
+  /** A tile fits the partitions and the bytes per partition of the memory it is in. */
+  void check_tile(int tile, const std::string& op, const SourceLoc& loc) const {
+    const TileInfo& ti = k.tiles.at(static_cast<std::size_t>(tile));
+    check_partitions(ti.shape, loc);
+    std::int64_t per_partition = dtype_bytes(ti.dtype);
+    for (std::size_t d = 1; d < ti.shape.size(); ++d) per_partition *= ti.shape[d];
+    const std::int64_t limit =
+        ti.memory == Memory::psum ? tile_limits::psum_partition_bytes : tile_limits::sbuf_partition_bytes;
+    if (per_partition > limit) {
+      fail("err_size_of_dimension_exceed_arch_limit", loc,
+           fmt::format("{} of {} {} needs {} bytes per partition; {} has {} bytes per partition", op,
+                       dtype_name(ti.dtype), shape_str(ti.shape), per_partition, memory_name(ti.memory), limit));
+    }
   }
 
-  void operator()(const LoadOp& op) const { check_access(op.src, op.mask); }
-  void operator()(const StoreOp& op) const {
+  void operator()(const LoadOp& op) {
+    check_access(op.src, op.mask);
+    check_tile(op.result, "nl::load", op.loc);
+  }
+  void operator()(const StoreOp& op) {
     check_access(op.dst, op.mask);
     check_output_dependencies(op);
   }
   void operator()(const AllocOp&) const {}
-  void operator()(const ActivationOp& op) const { check_tile(op.result, op.loc); }
-  void operator()(const BinaryOp& op) const { check_tile(op.result, op.loc); }
-  void operator()(const SelectOp& op) const { check_tile(op.result, op.loc); }
-  void operator()(const IotaOp& op) const { check_tile(op.result, op.loc); }
-  void operator()(const ReduceOp& op) const { check_tile(op.result, op.loc); }
-  void operator()(const MatmulOp& op) const { check_tile(op.result, op.loc); }
-  void operator()(const TransposeOp& op) const { check_tile(op.result, op.loc); }
+  void operator()(const ActivationOp& op) const { check_tile(op.result, std::string("nl::") + act_name(op.kind), op.loc); }
+  void operator()(const BinaryOp& op) const { check_tile(op.result, std::string("nl::") + binary_name(op.kind), op.loc); }
+  void operator()(const SelectOp& op) const { check_tile(op.result, "nl::where", op.loc); }
+  void operator()(const IotaOp& op) const { check_tile(op.result, "isa::iota", op.loc); }
+  void operator()(const ReduceOp& op) const { check_tile(op.result, std::string("nl::") + reduce_name(op.kind), op.loc); }
+  void operator()(const MatmulOp& op) const { check_tile(op.result, "nl::matmul", op.loc); }
+  void operator()(const TransposeOp& op) const { check_tile(op.result, "nl::transpose", op.loc); }
   void operator()(const LoopOp&) const {}
   void operator()(const LoopEndOp&) const {}
   void operator()(const std::monostate&) const {}
@@ -227,13 +266,14 @@ struct Validator {
 
 }  // namespace
 
-void validate(const KernelIR& k, const std::vector<std::int64_t>& grid) {
+std::vector<std::size_t> validate(const KernelIR& k, const std::vector<std::int64_t>& grid) {
   if (static_cast<int>(grid.size()) < k.grid_rank) {
     throw InternalError(fmt::format("validate: grid of rank {} for a kernel traced at rank {}", grid.size(),
                                     k.grid_rank));
   }
   Validator v{k, grid, {}, std::vector<int>(k.tensors.size(), -1)};
   for (const Op& op : k.body) {
+    v.position = static_cast<std::size_t>(&op - k.body.data());
     if (const auto* l = std::get_if<LoopOp>(&op)) v.open.push_back(l->loop);
     else if (std::holds_alternative<LoopEndOp>(op)) v.open.pop_back();
     else if (const auto* a = std::get_if<AllocOp>(&op))
@@ -249,6 +289,7 @@ void validate(const KernelIR& k, const std::vector<std::int64_t>& grid) {
                                   shape_str(t.shape)));
     }
   }
+  return v.unproven;
 }
 
 }  // namespace nki::ir

@@ -49,6 +49,7 @@ struct TracedKernel {
   std::shared_ptr<const ir::KernelIR> ir;
   std::string text;
   std::string hash;
+  std::vector<std::size_t> unproven;  ///< masked accesses whose bounds are checked at launch (ir::validate)
 };
 
 class Kernel;

@@ -5,6 +5,7 @@
 #include <compare>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "nki/shape.h"
@@ -60,6 +61,13 @@ IndexExpr scale(const IndexExpr& a, std::int64_t k);
 
 /** Canonical text, e.g. "128*pid0 + i0"; `axis_prefix` names the axis symbols. */
 std::string to_string(const IndexExpr& e, const char* axis_prefix = "i");
+
+/**
+ * The value of `e` for program ids `pid`, loop variables `loop` and tile coordinate `coord`
+ * (an axis whose size in e.shape is 1 broadcasts: it contributes 0).
+ */
+std::int64_t evaluate(const IndexExpr& e, std::span<const std::int64_t> pid, std::span<const std::int64_t> loop,
+                      std::span<const std::int64_t> coord);
 
 /** Inclusive range of an expression when each symbol ranges over [0, extent(sym)). */
 struct IndexRange {

@@ -52,6 +52,15 @@ struct Predicate {
   std::vector<Condition> all;
   bool empty() const { return all.empty(); }
   bool operator==(const Predicate&) const = default;
+  /** Whether every condition holds (see evaluate()). */
+  bool holds(std::span<const std::int64_t> pid, std::span<const std::int64_t> loop,
+             std::span<const std::int64_t> coord) const {
+    for (const Condition& c : all) {
+      const std::int64_t v = evaluate(c.expr, pid, loop, coord);
+      if (c.not_equal ? v == 0 : v < 0) return false;
+    }
+    return true;
+  }
 };
 
 /**
@@ -90,7 +99,7 @@ enum class ActKind : std::uint8_t {
   copy, exp, log, tanh, sigmoid, relu, gelu, sqrt, rsqrt, reciprocal, abs, negative, square,
 };
 const char* act_name(ActKind k);
-/** f(x) in fp32 (gelu: the tanh approximation NKI's gelu uses); NaN results canonical. */
+/** f(x) in fp32 (gelu: x * (1 + erf(x / sqrt 2)) / 2, as nl.gelu); NaN results canonical. */
 float apply_activation(ActKind k, float x);
 
 enum class ReduceKind : std::uint8_t { sum, max, min, mean };

@@ -24,6 +24,11 @@ std::vector<int> count_stores(const KernelIR& k);
  * arange used as an index, an access out of bounds for the launch grid `grid`
  * (logical size per axis).
  */
-void validate(const KernelIR& k, const std::vector<std::int64_t>& grid);
+/**
+ * Returns the body indices of masked loads and stores whose bounds it could not prove or
+ * refute from the mask (a `!=` or multi-axis condition, or too many launch and loop values
+ * to enumerate): the launch checks those at run time (runtime/src/bounds_check.cpp).
+ */
+std::vector<std::size_t> validate(const KernelIR& k, const std::vector<std::int64_t>& grid);
 
 }  // namespace nki::ir

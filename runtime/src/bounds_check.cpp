@@ -1,0 +1,75 @@
+/** \file Run-time bounds of masked accesses: the check before a compiled launch and the shared error. */
+#include "bounds_check.h"
+
+#include <fmt/format.h>
+
+#include "nki/error.h"
+
+namespace nki {
+
+namespace {
+
+/** Row-major step through `coord` within `extent`; false after the last. */
+bool next(std::vector<std::int64_t>& coord, const std::vector<std::int64_t>& extent) {
+  for (std::size_t d = coord.size(); d-- > 0;) {
+    if (++coord[d] < extent[d]) return true;
+    coord[d] = 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+void throw_out_of_bound(const ir::KernelIR& k, const ir::Access& a, std::span<const std::int64_t> pid,
+                        std::span<const std::int64_t> loop, std::span<const std::int64_t> coord, std::int64_t value,
+                        std::size_t dim) {
+  const ir::TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a.tensor));
+  std::string where = pid.empty() ? "instance (no grid)" : fmt::format("instance [{}]", fmt::join(pid, ","));
+  for (std::size_t l = 0; l < loop.size(); ++l) where += fmt::format(" l{}={}", l, loop[l]);
+  throw UserError("err_tensor_access_out_of_bound", k.name, a.loc,
+                  fmt::format("{} at tile coordinate [{}] accesses tensor {} {} at index {} on dimension {}, valid is "
+                              "[0, {}]",
+                              where, fmt::join(coord, ","), t.name, shape_str(t.shape), value, dim,
+                              t.shape[dim] - 1));
+}
+
+void check_bounds_at_run_time(const ir::KernelIR& k, const std::vector<std::int64_t>& grid,
+                              const std::vector<std::size_t>& positions) {
+  if (positions.empty()) return;
+  // The loops enclosing each op.
+  std::vector<std::vector<int>> enclosing(k.body.size());
+  std::vector<int> open;
+  for (std::size_t i = 0; i < k.body.size(); ++i) {
+    if (const auto* l = std::get_if<ir::LoopOp>(&k.body[i])) open.push_back(l->loop);
+    else if (std::holds_alternative<ir::LoopEndOp>(k.body[i])) open.pop_back();
+    enclosing[i] = open;
+  }
+  const std::vector<std::int64_t> grid_extent(grid.begin(), grid.begin() + k.grid_rank);
+  std::vector<std::int64_t> pid(grid_extent.size(), 0);
+  do {
+    for (std::size_t at : positions) {
+      const ir::Op& op = k.body.at(at);
+      const ir::Access* a = nullptr;
+      const ir::Predicate* mask = nullptr;
+      if (const auto* l = std::get_if<ir::LoadOp>(&op)) a = &l->src, mask = &l->mask;
+      else if (const auto* s = std::get_if<ir::StoreOp>(&op)) a = &s->dst, mask = &s->mask;
+      if (a == nullptr) continue;
+      const ir::TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a->tensor));
+      std::vector<std::int64_t> trips, iters(enclosing[at].size(), 0), loop(k.loops.size(), 0);
+      for (int l : enclosing[at]) trips.push_back(k.loops.at(static_cast<std::size_t>(l)).trip);
+      do {
+        for (std::size_t q = 0; q < iters.size(); ++q) loop[static_cast<std::size_t>(enclosing[at][q])] = iters[q];
+        std::vector<std::int64_t> coord(a->shape.size(), 0);
+        do {
+          if (!mask->holds(pid, loop, coord)) continue;
+          for (std::size_t d = 0; d < a->indices.size(); ++d) {
+            const std::int64_t v = ir::evaluate(a->indices[d], pid, loop, coord);
+            if (v < 0 || v >= t.shape[d]) throw_out_of_bound(k, *a, pid, loop, coord, v, d);
+          }
+        } while (next(coord, a->shape));
+      } while (next(iters, trips));
+    }
+  } while (next(pid, grid_extent));
+}
+
+}  // namespace nki
