@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "nki/compile_cache.h"
 #include "nki/nki.h"
 
 namespace test {
@@ -92,6 +93,25 @@ class TempDir {
 
  private:
   std::filesystem::path path_;
+};
+
+/** A fresh, empty compile cache for this process while alive (then back to the environment's). */
+class FreshCache {
+ public:
+  FreshCache() {
+    nki::cache::set_directory(dir_.path());
+    nki::cache::clear();
+  }
+  ~FreshCache() {
+    nki::cache::clear();
+    nki::cache::set_directory(std::nullopt);
+  }
+  FreshCache(const FreshCache&) = delete;
+  FreshCache& operator=(const FreshCache&) = delete;
+  const TempDir& dir() const { return dir_; }
+
+ private:
+  TempDir dir_;
 };
 
 inline void write_bytes(const std::string& path, const std::string& bytes) {

@@ -1,4 +1,4 @@
-/** \file The `nki` command: list, run and mesh. */
+/** \file The `nki` command: list, run, compile, cache and mesh. */
 #include "cli.h"
 
 #include <CLI/CLI.hpp>
@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cache_command.h"
 #include "mesh_command.h"
 #include "nki/npy.h"
 #include "pending_file.h"
@@ -158,6 +159,8 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
   run_cmd->add_flag("--dump-ir", ra.dump_ir, "Print the kernel's canonical IR");
 
   const MeshCommand mesh(app);
+  const CacheCommand cache_cmd(app);
+  const CompileCommand compile_cmd(app);
 
   // CLI11 words a missing or unknown command as "A subcommand is required"; say which.
   std::vector<std::string> commands;
@@ -190,13 +193,19 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
     return kExitBadInput;
   }
 
-  const std::string command = list->parsed() ? "nki list" : mesh.parsed() ? mesh.name() : "nki run";
+  const std::string command = list->parsed()          ? "nki list"
+                              : mesh.parsed()        ? mesh.name()
+                              : cache_cmd.parsed()   ? cache_cmd.name()
+                              : compile_cmd.parsed() ? "nki compile"
+                                                     : "nki run";
   try {
     if (list->parsed()) {
       for (const RegisteredKernel* k : registry.all()) out << fmt::format("{:<16} {}\n", k->name, k->description);
       return 0;
     }
     if (mesh.parsed()) return mesh.run(out);
+    if (cache_cmd.parsed()) return cache_cmd.run(out);
+    if (compile_cmd.parsed()) return compile_cmd.run(registry, out, err);
     return run_kernel(ra, registry, out);
   } catch (const UserError& e) {
     err << command << ": " << one_line(e.what()) << "\n";

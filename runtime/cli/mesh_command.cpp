@@ -13,6 +13,7 @@
 #include "nki/partition_spec.h"
 #include "nki/replica_groups.h"
 #include "nki/sharding.h"
+#include "shape_flag.h"
 
 namespace nki::cli {
 
@@ -66,21 +67,6 @@ Mesh make_mesh(const std::string& mesh_flag, const std::optional<std::string>& i
     ids.push_back(static_cast<int>(*id));
   }
   return Mesh(ids, sizes, names);
-}
-
-Shape parse_shape_flag(const std::string& text) {
-  Shape shape;
-  for (std::string_view v : split(text, 'x')) {
-    const std::optional<std::int64_t> d = parse_int(v);
-    if (!d || *d < 1) {
-      throw UserError("err_invalid_shape", "", {},
-                      fmt::format("--shape \"{}\": \"{}\" is not a positive size; expected sizes joined by x, e.g. "
-                                  "16x16",
-                                  text, v));
-    }
-    shape.push_back(*d);
-  }
-  return shape;
 }
 
 std::string replica_groups_output(const ReplicaGroups& rg, bool json) {

@@ -1,23 +1,22 @@
 /**
- * \file Lowers kernel IR to Halide and JIT-compiles it. The only translation unit that
- * includes Halide.h.
+ * \file Lowers kernel IR to Halide and compiles it ahead of time into an object file. The
+ * only translation unit that includes Halide.h.
  *
- * One pipeline per store: the store's value DAG (loads and elementwise ops) fuses into
- * one Func over the tile, written straight into the output tensor through a strided
- * view. Input tensors are whole-tensor buffers; program ids are scalar parameters, so
- * one artifact serves every instance on every core (SPMD). All shapes and strides are
- * compile-time constants of the signature; only base pointers and ids vary per call.
+ * A kernel becomes a plan of steps (kernel_plan.h) and one object holding every step's
+ * function. One pipeline per store: the store's value DAG (loads and elementwise ops)
+ * fuses into one Func over the tile, written straight into the output tensor through a
+ * strided view. Input tensors are whole-tensor buffers; program ids and loop variables
+ * are scalar parameters, so one artifact serves every instance on every core (SPMD). All
+ * shapes and strides are compile-time constants of the signature; only base pointers and
+ * ids vary per call.
  *
  * Batches: every Func has one more dimension, `j`, over a run of instances of one core
  * whose ids differ only in the last grid axis (program_id(last) = base + j). The loop
  * order is (tile axis 0, j, other tile axes): for a [128, 512] tile the rows of
  * neighbouring instances form one long contiguous stream instead of 128 short ones,
  * which the hardware prefetchers can follow. Batching is used only when it cannot be
- * observed: no load reads a tensor the kernel stores, and each tensor is stored once.
+ * observed (straight-line kernels, no snapshots, each tensor stored once, unmasked).
  *
- * Loads of a tensor the kernel also stores are not fused: a step of their own copies
- * the tile into a per-core scratch buffer (SBUF) at the load's place in the program,
- * and later ops read the scratch, so a store never changes what an earlier load saw.
  * Compiled with strict_float so fp32 arithmetic matches the reference interpreter bit
  * for bit (no FMA contraction, no reassociation).
  */
@@ -30,6 +29,8 @@
 
 #include "nki/error.h"
 #include "nki/ir/passes.h"
+#include "halide_lowering.h"
+#include "kernel_plan.h"
 #include "program.h"
 
 namespace nki {
@@ -39,19 +40,6 @@ namespace {
 using Halide::Expr;
 using Halide::Func;
 using Halide::Var;
-
-thread_local std::string last_halide_error;
-
-/** Installs handlers so a failing Halide call returns an error code instead of aborting. */
-void install_halide_handlers() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    Halide::JITHandlers h;
-    h.custom_error = [](Halide::JITUserContext*, const char* msg) { last_halide_error = msg; };
-    h.custom_print = [](Halide::JITUserContext*, const char*) {};
-    Halide::Internal::JITSharedRuntime::set_default_handlers(h);
-  });
-}
 
 Halide::Type storage_type(DType t) {
   // 16-bit and 8-bit floats are handled as raw bits: the conversions below are ours, bit-exact
@@ -142,27 +130,8 @@ Expr from_f32(Expr f, DType t) {
   throw InternalError("from_f32 to a non-16-bit float");
 }
 
-// ---- element conversions beyond the 16-bit floats: through functions shared with the interpreter ----
-
-float extern_activation(int32_t kind, float x) { return ir::apply_activation(static_cast<ir::ActKind>(kind), x); }
-float extern_power(float a, float b) { return ir::apply_binary(ir::BinaryKind::power, a, b); }
-float extern_fp8_to_f32(int32_t e5m2, uint8_t bits) {
-  return e5m2 ? fp8_e5m2_bits_to_float(bits) : fp8_e4m3_bits_to_float(bits);
-}
-uint8_t extern_f32_to_fp8(int32_t e5m2, float f) { return e5m2 ? float_to_fp8_e5m2_bits(f) : float_to_fp8_e4m3_bits(f); }
-
-/** The module every pipeline links against for the calls above. */
-const Halide::Internal::JITModule& extern_module() {
-  static const Halide::Internal::JITModule m = [] {
-    Halide::Internal::JITModule j;
-    j.add_extern_for_export("nki_activation", Halide::ExternCFunction(&extern_activation));
-    j.add_extern_for_export("nki_power", Halide::ExternCFunction(&extern_power));
-    j.add_extern_for_export("nki_fp8_to_f32", Halide::ExternCFunction(&extern_fp8_to_f32));
-    j.add_extern_for_export("nki_f32_to_fp8", Halide::ExternCFunction(&extern_f32_to_fp8));
-    return j;
-  }();
-  return m;
-}
+// ---- element conversions beyond the 16-bit floats: calls into nki_* functions (kernel_abi.cpp),
+// the same C++ the interpreter runs, so both executors agree bit for bit ----
 
 Expr call_extern(Halide::Type t, const char* name, std::vector<Expr> args) {
   return Halide::Internal::Call::make(t, name, args, Halide::Internal::Call::PureExtern);
@@ -274,7 +243,8 @@ bool is_materialized_kind(const ir::Op& op) {
  */
 class Lowerer {
  public:
-  explicit Lowerer(const ir::KernelIR& k) : k_(k), tiles_(k.tiles.size()) {
+  Lowerer(const ir::KernelIR& k, std::vector<std::int64_t> pid_base)
+      : k_(k), tiles_(k.tiles.size()), pid_base_(std::move(pid_base)) {
     for (int a = 0; a < k.grid_rank; ++a) pids_.emplace_back(fmt::format("pid{}", a));
     for (std::size_t l = 0; l < k.loops.size(); ++l) loops_.emplace_back(fmt::format("loop{}", l));
   }
@@ -392,12 +362,14 @@ class Lowerer {
   std::vector<Func> tiles_;
   std::vector<Halide::Param<int32_t>> pids_, loops_;
   std::map<int, Halide::ImageParam> inputs_;
+  std::vector<std::int64_t> pid_base_;  ///< MPMD: constants baked in; the parameter is pid - base
   Var j_{"j"};
 
   /** program_id(axis): the last axis advances with the batch var. */
   Expr pid(int axis) const {
-    return axis == k_.grid_rank - 1 ? Expr(pids_[static_cast<std::size_t>(axis)]) + j_
-                                    : Expr(pids_[static_cast<std::size_t>(axis)]);
+    Expr p = pids_[static_cast<std::size_t>(axis)];
+    if (!pid_base_.empty()) p = static_cast<int>(pid_base_[static_cast<std::size_t>(axis)]) + p;
+    return axis == k_.grid_rank - 1 ? p + j_ : p;
   }
 
   template <class O>
@@ -450,205 +422,60 @@ class Lowerer {
   }
 };
 
-/** One step of a core's program: a compiled call, a loop marker, or filling an on-chip tensor. */
-struct Step {
-  enum class Kind { call, loop, loop_end, fill } kind = Kind::call;
-  // call
-  Halide::Internal::JITModule module;
-  Halide::Internal::JITModule::argv_wrapper fn = nullptr;
-  std::vector<int> inputs;                   ///< argument keys in order (tensor id, or -1 - scratch)
-  const ir::StoreOp* store = nullptr;        ///< writes a tensor through a view, or
-  int scratch = -1;                          ///< writes this scratch buffer (a materialized tile)
-  std::vector<halide_dimension_t> out_dims;  ///< extents and strides, then the batch dim
-  // loop / fill
-  int loop = -1;
-  std::size_t end = 0;  ///< loop: index of its loop_end step
-  int tensor = -1;      ///< fill
-};
-
-/** A per-core buffer holding one materialized tile in its value type. */
+/** The Halide step form of the plan (Step is StepPlan; scratch keeps its Halide type until plan()). */
+using Step = StepPlan;
 struct Scratch {
   Shape shape;
   Halide::Type type;
 };
 
-class HalideRunner final : public CoreRunner {
+/** The target of every artifact: the host, strict float math, the Halide runtime in its own shared object. */
+Halide::Target artifact_target() {
+  return Halide::get_host_target()
+      .with_feature(Halide::Target::StrictFloat)
+      .with_feature(Halide::Target::NoRuntime)
+      .with_feature(Halide::Target::NoAsserts);
+}
+
+/** Lowers one kernel to a plan and one Halide module holding every step's function. */
+class KernelBuilder {
  public:
-  HalideRunner(const ir::KernelIR& ir, const std::vector<Step>& steps, const std::vector<Scratch>& scratch,
-               bool batchable, std::vector<TensorBinding> tensors)
-      : ir_(ir), steps_(steps), batchable_(batchable), tensors_(std::move(tensors)), bound_(steps.size()),
-        loop32_(ir.loops.size(), 0) {
-    for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {  // per-instance tensors: this core's own memory
-      const ir::TensorDecl& t = ir_.tensors[i];
-      if (!ir::is_per_instance(t.memory)) continue;
-      own_.emplace_back(static_cast<std::size_t>(shape_elements(t.shape) * dtype_bytes(t.dtype)));
-      tensors_[i] = {own_.back().data(), t.shape, row_major_strides(t.shape), t.dtype};
-    }
-    for (const Scratch& sc : scratch) {
-      own_.emplace_back(static_cast<std::size_t>(shape_elements(sc.shape) * sc.type.bytes()));
-      scratch_.push_back({own_.back().data(), sc.shape, row_major_strides(sc.shape), sc.type});
-    }
-    for (std::size_t s = 0; s < steps_.size(); ++s) {
-      const Step& step = steps_[s];
-      if (step.kind != Step::Kind::call) continue;
-      Bound& b = bound_[s];
-      b.in_dims.resize(step.inputs.size());
-      b.in.resize(step.inputs.size());
-      for (std::size_t i = 0; i < step.inputs.size(); ++i) {
-        const View v = view(step.inputs[i]);
-        for (int d = static_cast<int>(v.shape.size()) - 1; d >= 0; --d)
-          b.in_dims[i].push_back({0, static_cast<int32_t>(v.shape[d]), static_cast<int32_t>(v.strides[d]), 0});
-        b.in[i] = make_buffer(v.data, v.type, b.in_dims[i]);
-      }
-      b.out_dims = step.out_dims;
-      const View o = step.store ? view(step.store->dst.tensor) : view(-1 - step.scratch);
-      b.out = make_buffer(o.data, o.type, b.out_dims);
-    }
+  KernelBuilder(const ir::KernelIR& ir, std::vector<std::int64_t> pid_base)
+      : ir_(&ir), low_(ir, pid_base), pid_base_(std::move(pid_base)) {
+    compile();
   }
 
-  void run_batch(std::span<const std::int64_t> pid, std::int64_t count) override {
-    if (!batchable_ && count > 1) {  // one instance per call keeps the order of reads and writes
-      std::vector<std::int64_t> next(pid.begin(), pid.end());
-      for (std::int64_t i = 0; i < count; ++i, ++next.back()) run_batch(next, 1);
-      return;
-    }
-    pid_.assign(pid.begin(), pid.end());
-    for (int a = 0; a < ir_.grid_rank; ++a) pid32_[a] = static_cast<int32_t>(pid[static_cast<std::size_t>(a)]);
-    run(0, steps_.size(), count);
+  KernelPlan plan() const {
+    KernelPlan p;
+    p.steps = steps_;
+    for (const Scratch& sc : scratch_) p.scratch.push_back({sc.shape, static_cast<int>(sc.type.code()), sc.type.bits()});
+    p.batchable = batchable_;
+    p.pid_base = pid_base_;
+    return p;
   }
 
-  static constexpr std::size_t kMaxArgs = 64;
-
- private:
-  struct Bound {
-    std::vector<std::vector<halide_dimension_t>> in_dims;
-    std::vector<halide_buffer_t> in;
-    std::vector<halide_dimension_t> out_dims;
-    halide_buffer_t out{};
-  };
-  struct View {
-    std::byte* data;
-    Shape shape;
-    std::vector<std::int64_t> strides;
-    Halide::Type type;
-  };
-
-  View view(int key) const {
-    if (key >= 0) {
-      const TensorBinding& t = tensors_[static_cast<std::size_t>(key)];
-      return {t.data, t.shape, t.strides, storage_type(t.dtype)};
-    }
-    const ScratchBinding& s = scratch_[static_cast<std::size_t>(-1 - key)];
-    return {s.data, s.shape, s.strides, s.type};
-  }
-
-  void run(std::size_t begin, std::size_t end, std::int64_t count) {
-    for (std::size_t s = begin; s < end; ++s) {
-      const Step& step = steps_[s];
-      switch (step.kind) {
-        case Step::Kind::loop: {
-          const std::int64_t trip = ir_.loops[static_cast<std::size_t>(step.loop)].trip;
-          for (std::int64_t it = 0; it < trip; ++it) {
-            loop32_[static_cast<std::size_t>(step.loop)] = static_cast<int32_t>(it);
-            run(s + 1, step.end, count);
-          }
-          s = step.end;
-          break;
-        }
-        case Step::Kind::loop_end: break;
-        case Step::Kind::fill: fill(step.tensor); break;
-        case Step::Kind::call: call_step(s, count); break;
-      }
-    }
-  }
-
-  void fill(int tensor) {
-    const ir::TensorDecl& t = ir_.tensors[static_cast<std::size_t>(tensor)];
-    const TensorBinding& b = tensors_[static_cast<std::size_t>(tensor)];
-    const std::int64_t n = shape_elements(t.shape);
-    const int bytes = dtype_bytes(t.dtype);
-    std::vector<std::byte> one(static_cast<std::size_t>(bytes));
-    store_element(one.data(), t.dtype, *t.fill);
-    for (std::int64_t i = 0; i < n; ++i) std::memcpy(b.data + i * bytes, one.data(), static_cast<std::size_t>(bytes));
-  }
-
-  void call_step(std::size_t s, std::int64_t count) {
-    const Step& step = steps_[s];
-    Bound& b = bound_[s];
-    if (step.store != nullptr) {
-      const TensorBinding& o = tensors_[static_cast<std::size_t>(step.store->dst.tensor)];
-      std::int64_t offset = 0;  // where tile coordinate 0 of the first instance lands
-      for (std::size_t d = 0; d < step.store->dst.indices.size(); ++d) {
-        const ir::IndexExpr& e = step.store->dst.indices[d];
-        std::int64_t v = e.constant;
-        for (const ir::Term& t : e.terms) {
-          if (t.sym.kind == ir::Sym::Kind::program_id) v += t.coeff * pid_[static_cast<std::size_t>(t.sym.index)];
-          else if (t.sym.kind == ir::Sym::Kind::loop) v += t.coeff * loop32_[static_cast<std::size_t>(t.sym.index)];
-        }
-        offset += v * o.strides[d];
-      }
-      b.out.host = reinterpret_cast<uint8_t*>(o.data + offset * dtype_bytes(o.dtype));
-      b.out_dims.back().extent = static_cast<int32_t>(count);
-    }
-    const void* args[kMaxArgs];
-    std::size_t n = 0;
-    for (halide_buffer_t& in : b.in) args[n++] = &in;
-    for (int a = 0; a < ir_.grid_rank; ++a) args[n++] = &pid32_[a];
-    for (int32_t& l : loop32_) args[n++] = &l;
-    args[n++] = &b.out;
-    if (step.fn(args) != 0) {
-      throw InternalError(fmt::format("{}: compiled code failed: {}", ir_.name, last_halide_error));
-    }
-  }
-
-  static halide_buffer_t make_buffer(std::byte* data, Halide::Type t, std::vector<halide_dimension_t>& dims) {
-    halide_buffer_t b{};
-    b.host = reinterpret_cast<uint8_t*>(data);
-    b.type = halide_type_t(static_cast<halide_type_code_t>(t.code()), static_cast<uint8_t>(t.bits()), 1);
-    b.dimensions = static_cast<int32_t>(dims.size());
-    b.dim = dims.data();
-    return b;
-  }
-
-  struct ScratchBinding {
-    std::byte* data;
-    Shape shape;
-    std::vector<std::int64_t> strides;
-    Halide::Type type;
-  };
-
-  const ir::KernelIR& ir_;
-  const std::vector<Step>& steps_;
-  bool batchable_;
-  std::vector<TensorBinding> tensors_;
-  std::vector<std::vector<std::byte>> own_;
-  std::vector<ScratchBinding> scratch_;
-  std::vector<Bound> bound_;
-  std::vector<std::int64_t> pid_;
-  int32_t pid32_[16] = {};
-  std::vector<int32_t> loop32_;
-};
-
-class HalideProgram final : public Program {
- public:
-  explicit HalideProgram(std::shared_ptr<const ir::KernelIR> ir) : ir_(std::move(ir)), low_(*ir_) { compile(); }
-
-  std::unique_ptr<CoreRunner> bind(const std::vector<TensorBinding>& tensors) const override {
-    return std::make_unique<HalideRunner>(*ir_, steps_, scratch_, batchable_, tensors);
+  /** Every step's function in one module (one LLVM run). */
+  Halide::Module module() const {
+    if (modules_.empty()) return Halide::Module(fmt::format("nki_{}", sanitize(ir_->name)), target_);  // no compiled steps
+    Halide::Module m = Halide::link_modules(fmt::format("nki_{}", sanitize(ir_->name)), modules_);
+    // link_modules drops the flag that makes LLVM keep fp32 ops unfused (no FMA contraction).
+    m.set_any_strict_float(true);
+    return m;
   }
 
  private:
-  std::shared_ptr<const ir::KernelIR> ir_;
+  const ir::KernelIR* ir_;
   Lowerer low_;
   std::vector<Step> steps_;
   std::vector<Scratch> scratch_;
+  std::vector<Halide::Module> modules_;
+  std::vector<std::int64_t> pid_base_;
   bool batchable_ = true;
   Halide::Target target_;
   int lanes_ = 8;
 
   void compile() {
-    install_halide_handlers();
-    target_ = Halide::get_jit_target_from_environment().with_feature(Halide::Target::StrictFloat);
+    target_ = artifact_target();
     lanes_ = target_.natural_vector_size(Halide::Float(32));
     const ir::KernelIR& k = *ir_;
     if (k.grid_rank > 16) throw UserError("err_grid_rank", k.name, {}, "grids have at most 16 axes");
@@ -770,9 +597,9 @@ class HalideProgram final : public Program {
     scratch_.push_back({ti.shape, value_type(ti.dtype)});
     const std::vector<std::int64_t> strides = row_major_strides(ti.shape);
     for (int q = static_cast<int>(ti.shape.size()) - 1; q >= 0; --q)
-      step.out_dims.push_back({0, static_cast<int32_t>(ti.shape[static_cast<std::size_t>(q)]),
-                               static_cast<int32_t>(strides[static_cast<std::size_t>(q)]), 0});
-    step.out_dims.push_back({0, 1, static_cast<int32_t>(shape_elements(ti.shape)), 0});  // batch: one instance
+      step.out_dims.push_back({static_cast<int32_t>(ti.shape[static_cast<std::size_t>(q)]),
+                               static_cast<int32_t>(strides[static_cast<std::size_t>(q)])});
+    step.out_dims.push_back({1, static_cast<int32_t>(shape_elements(ti.shape))});  // batch: one instance
 
     const std::vector<Var> v = low_.vars(ti.shape.size());
     const std::vector<Expr> c = Lowerer::tile_coords(v);
@@ -875,7 +702,7 @@ class HalideProgram final : public Program {
     // The view's stride along tile dim q: sum over tensor dims d of stride_d * coeff(axis q in index d).
     const std::vector<std::int64_t> tstride = row_major_strides(t.shape);
     Step step;
-    step.store = &op;
+    step.store = body_index(op);
     for (int q = static_cast<int>(rank) - 1; q >= 0; --q) {
       std::int64_t stride = 0;
       for (std::size_t d = 0; d < op.dst.indices.size(); ++d) {
@@ -883,13 +710,13 @@ class HalideProgram final : public Program {
         if (!e.shape.empty() && e.shape[static_cast<std::size_t>(q)] > 1)
           stride += tstride[d] * e.coeff_of({ir::Sym::Kind::axis, q});
       }
-      step.out_dims.push_back({0, static_cast<int32_t>(op.dst.shape[static_cast<std::size_t>(q)]), static_cast<int32_t>(stride), 0});
+      step.out_dims.push_back({static_cast<int32_t>(op.dst.shape[static_cast<std::size_t>(q)]), static_cast<int32_t>(stride)});
     }
     // The batch dim: one instance further along the last grid axis moves the store by this much.
     std::int64_t batch_stride = 0;
     for (std::size_t d = 0; d < op.dst.indices.size() && ir_->grid_rank > 0; ++d)
       batch_stride += tstride[d] * op.dst.indices[d].coeff_of({ir::Sym::Kind::program_id, ir_->grid_rank - 1});
-    step.out_dims.push_back({0, 1, static_cast<int32_t>(batch_stride), 0});
+    step.out_dims.push_back({1, static_cast<int32_t>(batch_stride)});
 
     auto value_at = [&](const std::vector<Expr>& at) {
       std::vector<Expr> b;
@@ -959,18 +786,21 @@ class HalideProgram final : public Program {
     }
     for (const auto& p : low_.pids()) args.emplace_back(p);
     for (const auto& p : low_.loops()) args.emplace_back(p);
-    if (args.size() + 1 > HalideRunner::kMaxArgs) {
+    if (args.size() + 1 > kMaxStepArgs) {
       throw UserError("err_too_many_tensors", kernel, {},
                       fmt::format("a step of the kernel reads {} buffers, {} program ids and {} loop variables; the "
                                   "compiled executor passes at most {} arguments",
                                   step.inputs.size(), low_.pids().size(), low_.loops().size(),
-                                  HalideRunner::kMaxArgs - 1));
+                                  kMaxStepArgs - 1));
     }
-    const std::string fn_name = fmt::format("nki_{}_{}_{}", sanitize(kernel), what, steps_.size());
-    Halide::Module m = pipeline.compile_to_module(args, fn_name, target_);
-    step.module = Halide::Internal::JITModule(m, m.get_function_by_name(fn_name), {extern_module()});
-    step.fn = step.module.argv_function();
-    if (step.fn == nullptr) throw InternalError(fmt::format("{}: Halide produced no entry point", kernel));
+    step.function = fmt::format("nki_{}_{}_{}", sanitize(kernel), what, steps_.size());
+    modules_.push_back(pipeline.compile_to_module(args, step.function, target_));
+  }
+
+  int body_index(const ir::StoreOp& op) const {
+    for (std::size_t i = 0; i < ir_->body.size(); ++i)
+      if (const auto* s = std::get_if<ir::StoreOp>(&ir_->body[i]); s == &op) return static_cast<int>(i);
+    throw InternalError(fmt::format("{}: store not in the kernel body", ir_->name));
   }
 
   static std::string sanitize(const std::string& s) {
@@ -982,16 +812,32 @@ class HalideProgram final : public Program {
 
 }  // namespace
 
-std::shared_ptr<const Program> compile_halide_program(std::shared_ptr<const ir::KernelIR> ir) {
-  // Halide's lowering and LLVM's JIT share global state: compile one pipeline at a time.
-  static std::mutex compile_mutex;
-  std::lock_guard lock(compile_mutex);
-  const std::string name = ir->name;
+KernelPlan build_kernel_object(const ir::KernelIR& ir, const std::vector<std::int64_t>& pid_base,
+                               const std::string& object_path) {
+  // Halide's lowering and LLVM share global state: build one kernel at a time.
+  static std::mutex build_mutex;
+  std::lock_guard lock(build_mutex);
   try {
-    return std::make_shared<HalideProgram>(std::move(ir));
+    KernelBuilder b(ir, pid_base);
+    KernelPlan plan = b.plan();
+    Halide::Module m = b.module();
+    m.compile({{Halide::OutputFileType::object, object_path}});
+    return plan;
   } catch (const Halide::Error& e) {  // a kernel the validator accepted must compile
-    throw InternalError(fmt::format("{}: Halide could not compile the kernel: {}", name, e.what()));
+    throw InternalError(fmt::format("{}: Halide could not compile the kernel: {}", ir.name, e.what()));
   }
+}
+
+std::string artifact_target_string() { return artifact_target().to_string(); }
+
+std::string halide_version() {
+  return NKI_HALIDE_VERSION;
+}
+
+void build_halide_runtime_object(const std::string& object_path) {
+  static std::mutex build_mutex;
+  std::lock_guard lock(build_mutex);
+  Halide::compile_standalone_runtime(object_path, artifact_target());
 }
 
 }  // namespace nki

@@ -7,6 +7,7 @@
 #include "nki/ir/passes.h"
 #include "nki/kernel.h"
 #include "nki/trace.h"
+#include "spmd_guard_rails.h"
 
 namespace nki {
 
@@ -63,6 +64,7 @@ std::shared_ptr<const TracedKernel> Kernel::trace(const std::vector<Shape>& shap
   }
   trace.ir().outputs = outs;
   std::vector<std::size_t> unproven = ir::validate(trace.ir(), logical);
+  check_rank_constants(trace.ir());
 
   auto traced = std::make_shared<TracedKernel>();
   traced->ir = std::make_shared<const ir::KernelIR>(std::move(trace.ir()));

@@ -10,6 +10,7 @@
 #include "nki/kernel.h"
 #include "bounds_check.h"
 #include "core_workers.h"
+#include "core_programs.h"
 #include "nki/trace.h"
 #include "program.h"
 
@@ -64,15 +65,15 @@ void refuse_aliased_writes(const ir::KernelIR& ir, const std::vector<Tensor>& ar
  * Runs every core's instances, each busy core on a thread of its own. The first failure
  * stops every core before its next batch and is rethrown with its core and instances.
  */
-void run_on_cores(const Program& program, const std::vector<TensorBinding>& bindings,
-                  const std::vector<CoreSchedule>& cores) {
+void run_on_cores(const std::vector<std::shared_ptr<const Program>>& programs,
+                  const std::vector<TensorBinding>& bindings, const std::vector<CoreSchedule>& cores) {
   std::vector<const CoreSchedule*> busy;
   for (const CoreSchedule& c : cores)
     if (!c.instances.empty()) busy.push_back(&c);
 
   std::atomic<bool> stop{false};
   auto run_core = [&](const CoreSchedule& core) {
-    std::unique_ptr<CoreRunner> runner = program.bind(bindings);
+    std::unique_ptr<CoreRunner> runner = programs[static_cast<std::size_t>(&core - cores.data())]->bind(bindings);
     const auto& ids = core.instances;
     for (std::size_t i = 0; i < ids.size();) {
       if (stop.load(std::memory_order_relaxed)) return;
@@ -155,15 +156,19 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
 
   refuse_aliased_writes(ir, args);
 
-  std::shared_ptr<const Program> program;
+  // One program per core: SPMD cores share one artifact; MPMD cores each get their own.
+  std::vector<std::shared_ptr<const Program>> programs(result.cores.size());
   if (options_.executor == Executor::halide) {
     // Compiled code clamps masked-off reads; bounds the validator could not prove are checked first.
     check_bounds_at_run_time(ir, grid_.logical_shape(), traced->unproven);
-    bool compiled = false;
-    program = halide_program_for(traced->ir, traced->text, compiled);
-    (compiled ? result.compiled : result.reused) = 1;
+    CorePrograms p = programs_for_cores(k.name(), *traced, result.cores, std::string(device.spec().name), options_.mode);
+    programs = std::move(p.programs);
+    result.compiled = p.distinct_compiled;
+    result.reused = p.distinct_reused;
+    result.artifact_keys = std::move(p.distinct_keys);
   } else {
-    program = make_reference_program(traced->ir);
+    const std::shared_ptr<const Program> reference = make_reference_program(traced->ir);
+    for (auto& p : programs) p = reference;
   }
 
   // Bind every tensor of the IR: arguments as given, ndarrays freshly allocated in HBM.
@@ -183,7 +188,7 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
                          : TensorBinding{nullptr, t.shape, row_major_strides(t.shape), t.dtype});
   }
 
-  run_on_cores(*program, bindings, result.cores);
+  run_on_cores(programs, bindings, result.cores);
 
   for (int id : ir.outputs) result.outputs.push_back(*storage[static_cast<std::size_t>(id)]);
   return result;

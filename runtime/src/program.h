@@ -40,11 +40,31 @@ class Program {
 /** The reference interpreter: executes the IR directly, checking every index. */
 std::shared_ptr<const Program> make_reference_program(std::shared_ptr<const ir::KernelIR> ir);
 
-/** Lowers the IR to Halide and JIT-compiles it (halide_lowering.cpp, the only Halide TU). */
-std::shared_ptr<const Program> compile_halide_program(std::shared_ptr<const ir::KernelIR> ir);
+/** What to compile: a traced kernel for one target, SPMD or (with a program-id base) MPMD. */
+struct CompileRequest {
+  std::shared_ptr<const ir::KernelIR> ir;
+  std::string text;                    ///< canonical IR text
+  std::string target;                  ///< the device's target name
+  std::vector<std::int64_t> pid_base;  ///< MPMD: the core's program ids baked in; empty: SPMD
+  int rank = -1;                       ///< MPMD: the core (keyed); never part of an SPMD key
+};
 
-/** The Halide program for `ir` (canonical `text`), compiled once per text; `compiled` says whether this call compiled. */
-std::shared_ptr<const Program> halide_program_for(const std::shared_ptr<const ir::KernelIR>& ir,
-                                                  const std::string& text, bool& compiled);
+struct CompileOutcome {
+  std::shared_ptr<const Program> program;
+  bool compiled = false;  ///< this call compiled the artifact (else: memo or disk hit)
+  std::string key;        ///< the cache key (hash of cache_key_text)
+};
+
+/**
+ * The compiled program for a request: from the in-process memo, else the cache directory,
+ * else compiled once across threads and processes (compile_cache.cpp).
+ */
+CompileOutcome compiled_program_for(const CompileRequest& r);
+
+/** Everything the cache key hashes (the entry's key.txt). */
+std::string cache_key_text(const CompileRequest& r);
+
+/** Drops the in-process memo (after the directory was cleared). */
+void forget_compiled_programs();
 
 }  // namespace nki

@@ -13,6 +13,7 @@ TEST_CASE("a kernel compiles once for all instances and cores, and is reused by 
     return out;
   });
   auto a = nki::Tensor::from_floats({512, 64}, nki::DType::fp32, test::random_floats(512 * 64, 4));
+  test::FreshCache cache;
   const std::int64_t before = nki::compile_count();
   nki::LaunchResult r1 = k[nl::spmd_dim(2, nl::nc(2)), 4].run({a});
   CHECK(r1.compiled == 1);

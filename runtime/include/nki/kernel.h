@@ -28,9 +28,16 @@ enum class Executor {
 };
 const char* executor_name(Executor e);
 
+/** How cores share compiled code. */
+enum class CompileMode {
+  spmd,  ///< one artifact for every core; rank and program ids are run-time values (the default)
+  mpmd,  ///< legacy: one artifact per core, its program ids baked in as constants
+};
+
 struct LaunchOptions {
   Executor executor = Executor::halide;
   const sim::Device* device = nullptr;  ///< nullptr: the device of the first argument
+  CompileMode mode = CompileMode::spmd;
 };
 
 /** Everything a launch did: outputs, placement and what it compiled. */
@@ -38,8 +45,9 @@ struct LaunchResult {
   std::vector<Tensor> outputs;
   GridSpec grid;
   std::vector<CoreSchedule> cores;  ///< instances each core ran, in its run order
-  int compiled = 0;                 ///< artifacts compiled by this launch
-  int reused = 0;                   ///< artifacts found already compiled
+  int compiled = 0;                 ///< distinct artifacts this launch compiled
+  int reused = 0;                   ///< distinct artifacts it found compiled (in memory or the cache directory)
+  std::vector<std::string> artifact_keys;  ///< distinct cache keys the cores used
   std::string ir_text;              ///< canonical IR of the traced kernel
   std::string ir_hash;
 };
@@ -71,6 +79,7 @@ class BoundLaunch {
     return first_output(run(std::vector<Tensor>{args...}));
   }
   const GridSpec& grid() const { return grid_; }
+  const Kernel& kernel() const { return *kernel_; }
 
  private:
   Tensor first_output(LaunchResult r) const;
@@ -166,7 +175,7 @@ Kernel jit(std::string name, F f, std::vector<std::string> param_names = {}) {
   return Kernel(std::move(name), n, std::move(body), std::move(param_names));
 }
 
-/** Halide artifacts compiled by this process so far. */
+/** Artifacts this process compiled so far (not counting ones loaded from the cache directory). */
 std::int64_t compile_count();
 
 }  // namespace nki

@@ -1,0 +1,42 @@
+/** \file Compiling a kernel for a world of cores without running it (what `nki compile` does). */
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nki/kernel.h"
+
+namespace nki {
+
+struct CompileOptions {
+  CompileMode mode = CompileMode::spmd;
+  std::string target = "trn2";
+  int cores = 0;  ///< physical cores in the world; 0: the target's default (one logical core)
+};
+
+/** The artifact one core of the world uses. */
+struct CoreArtifact {
+  int nc = 0;
+  std::string key;
+  bool compiled = false;  ///< this call compiled it (else it was in memory or the cache directory)
+};
+
+struct CompileReport {
+  std::string kernel;
+  std::string ir_hash;
+  CompileMode mode = CompileMode::spmd;
+  int cores = 0;                    ///< cores in the world
+  int compiled = 0;                 ///< distinct artifacts compiled
+  int reused = 0;                   ///< distinct artifacts found already compiled
+  std::vector<CoreArtifact> busy;   ///< every core that runs instances, in core order
+};
+
+/**
+ * Traces `launch`'s kernel for argument shapes and dtypes, places its grid on the world's
+ * cores, and compiles into the cache what those cores need (SPMD: one artifact; MPMD: one
+ * per busy core). Runs the SPMD guard rails.
+ */
+CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
+                      const CompileOptions& options = {});
+
+}  // namespace nki

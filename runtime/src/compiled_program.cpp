@@ -1,0 +1,243 @@
+/** \file Runs a compiled kernel: walks its plan per instance, calling the artifact's step functions. */
+#include "compiled_program.h"
+
+#include <HalideRuntime.h>
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "halide_lowering.h"
+#include "nki/error.h"
+
+namespace nki {
+
+namespace {
+
+/** The element type of a tensor's storage, as compiled code sees it (halide_lowering.cpp storage_type). */
+halide_type_t storage_halide_type(DType t) {
+  switch (t) {
+    case DType::fp32: return {halide_type_float, 32, 1};
+    case DType::bf16:
+    case DType::fp16:
+    case DType::uint16: return {halide_type_uint, 16, 1};
+    case DType::fp8_e4m3:
+    case DType::fp8_e5m2:
+    case DType::uint8:
+    case DType::boolean: return {halide_type_uint, 8, 1};
+    case DType::int8: return {halide_type_int, 8, 1};
+    case DType::int16: return {halide_type_int, 16, 1};
+    case DType::int32: return {halide_type_int, 32, 1};
+    case DType::uint32: return {halide_type_uint, 32, 1};
+  }
+  throw InternalError(fmt::format("no storage type for dtype {}", static_cast<int>(t)));
+}
+
+class CompiledRunner final : public CoreRunner {
+ public:
+  CompiledRunner(const ir::KernelIR& ir, const KernelPlan& plan, const std::vector<ArgvFunction>& fns,
+                 std::vector<TensorBinding> tensors)
+      : ir_(ir), plan_(plan), fns_(fns), tensors_(std::move(tensors)), bound_(plan.steps.size()),
+        loop32_(ir.loops.size(), 0) {
+    for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {  // per-instance tensors: this core's own memory
+      const ir::TensorDecl& t = ir_.tensors[i];
+      if (!ir::is_per_instance(t.memory)) continue;
+      own_.emplace_back(static_cast<std::size_t>(shape_elements(t.shape) * dtype_bytes(t.dtype)));
+      tensors_[i] = {own_.back().data(), t.shape, row_major_strides(t.shape), t.dtype};
+    }
+    for (const ScratchPlan& sc : plan_.scratch) {
+      own_.emplace_back(static_cast<std::size_t>(shape_elements(sc.shape) * (sc.type_bits / 8)));
+      scratch_.push_back({own_.back().data(), sc.shape, row_major_strides(sc.shape),
+                          halide_type_t(static_cast<halide_type_code_t>(sc.type_code), static_cast<uint8_t>(sc.type_bits), 1)});
+    }
+    for (std::size_t s = 0; s < plan_.steps.size(); ++s) {
+      const StepPlan& step = plan_.steps[s];
+      if (step.kind != StepPlan::Kind::call) continue;
+      Bound& b = bound_[s];
+      b.in_dims.resize(step.inputs.size());
+      b.in.resize(step.inputs.size());
+      for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+        const View v = view(step.inputs[i]);
+        for (int d = static_cast<int>(v.shape.size()) - 1; d >= 0; --d)
+          b.in_dims[i].push_back({0, static_cast<int32_t>(v.shape[d]), static_cast<int32_t>(v.strides[d]), 0});
+        b.in[i] = make_buffer(v.data, v.type, b.in_dims[i]);
+      }
+      for (const PlanDim& d : step.out_dims) b.out_dims.push_back({0, d.extent, d.stride, 0});
+      const View o = step.store >= 0 ? view(std::get<ir::StoreOp>(ir_.body[static_cast<std::size_t>(step.store)]).dst.tensor)
+                                     : view(-1 - step.scratch);
+      b.out = make_buffer(o.data, o.type, b.out_dims);
+    }
+  }
+
+  void run_batch(std::span<const std::int64_t> pid, std::int64_t count) override {
+    if (!plan_.batchable && count > 1) {  // one instance per call keeps the order of reads and writes
+      std::vector<std::int64_t> next(pid.begin(), pid.end());
+      for (std::int64_t i = 0; i < count; ++i, ++next.back()) run_batch(next, 1);
+      return;
+    }
+    pid_.assign(pid.begin(), pid.end());
+    for (int a = 0; a < ir_.grid_rank; ++a) {
+      const std::int64_t base = plan_.pid_base.empty() ? 0 : plan_.pid_base[static_cast<std::size_t>(a)];
+      pid32_[a] = static_cast<int32_t>(pid[static_cast<std::size_t>(a)] - base);
+    }
+    run(0, plan_.steps.size(), count);
+  }
+
+ private:
+  struct Bound {
+    std::vector<std::vector<halide_dimension_t>> in_dims;
+    std::vector<halide_buffer_t> in;
+    std::vector<halide_dimension_t> out_dims;
+    halide_buffer_t out{};
+  };
+  struct View {
+    std::byte* data;
+    Shape shape;
+    std::vector<std::int64_t> strides;
+    halide_type_t type;
+  };
+
+  View view(int key) const {
+    if (key >= 0) {
+      const TensorBinding& t = tensors_[static_cast<std::size_t>(key)];
+      return {t.data, t.shape, t.strides, storage_halide_type(t.dtype)};
+    }
+    return scratch_[static_cast<std::size_t>(-1 - key)];
+  }
+
+  void run(std::size_t begin, std::size_t end, std::int64_t count) {
+    for (std::size_t s = begin; s < end; ++s) {
+      const StepPlan& step = plan_.steps[s];
+      switch (step.kind) {
+        case StepPlan::Kind::loop: {
+          const std::int64_t trip = ir_.loops[static_cast<std::size_t>(step.loop)].trip;
+          for (std::int64_t it = 0; it < trip; ++it) {
+            loop32_[static_cast<std::size_t>(step.loop)] = static_cast<int32_t>(it);
+            run(s + 1, step.end, count);
+          }
+          s = step.end;
+          break;
+        }
+        case StepPlan::Kind::loop_end: break;
+        case StepPlan::Kind::fill: fill(step.tensor); break;
+        case StepPlan::Kind::call: call_step(s, count); break;
+      }
+    }
+  }
+
+  void fill(int tensor) {
+    const ir::TensorDecl& t = ir_.tensors[static_cast<std::size_t>(tensor)];
+    const TensorBinding& b = tensors_[static_cast<std::size_t>(tensor)];
+    const std::int64_t n = shape_elements(t.shape);
+    const int bytes = dtype_bytes(t.dtype);
+    std::vector<std::byte> one(static_cast<std::size_t>(bytes));
+    store_element(one.data(), t.dtype, *t.fill);
+    for (std::int64_t i = 0; i < n; ++i) std::memcpy(b.data + i * bytes, one.data(), static_cast<std::size_t>(bytes));
+  }
+
+  void call_step(std::size_t s, std::int64_t count) {
+    const StepPlan& step = plan_.steps[s];
+    Bound& b = bound_[s];
+    if (step.store >= 0) {
+      const ir::StoreOp& store = std::get<ir::StoreOp>(ir_.body[static_cast<std::size_t>(step.store)]);
+      const TensorBinding& o = tensors_[static_cast<std::size_t>(store.dst.tensor)];
+      std::int64_t offset = 0;  // where tile coordinate 0 of the first instance lands
+      for (std::size_t d = 0; d < store.dst.indices.size(); ++d) {
+        const ir::IndexExpr& e = store.dst.indices[d];
+        std::int64_t v = e.constant;
+        for (const ir::Term& t : e.terms) {
+          if (t.sym.kind == ir::Sym::Kind::program_id) v += t.coeff * pid_[static_cast<std::size_t>(t.sym.index)];
+          else if (t.sym.kind == ir::Sym::Kind::loop) v += t.coeff * loop32_[static_cast<std::size_t>(t.sym.index)];
+        }
+        offset += v * o.strides[d];
+      }
+      b.out.host = reinterpret_cast<uint8_t*>(o.data + offset * dtype_bytes(o.dtype));
+      b.out_dims.back().extent = static_cast<int32_t>(count);
+    }
+    void* args[kMaxStepArgs];
+    std::size_t n = 0;
+    for (halide_buffer_t& in : b.in) args[n++] = &in;
+    for (int a = 0; a < ir_.grid_rank; ++a) args[n++] = &pid32_[a];
+    for (int32_t& l : loop32_) args[n++] = &l;
+    args[n++] = &b.out;
+    if (fns_[s](args) != 0) {
+      throw InternalError(fmt::format("{}: compiled code failed: {}", ir_.name, last_kernel_error()));
+    }
+  }
+
+  static halide_buffer_t make_buffer(std::byte* data, halide_type_t t, std::vector<halide_dimension_t>& dims) {
+    halide_buffer_t b{};
+    b.host = reinterpret_cast<uint8_t*>(data);
+    b.type = t;
+    b.dimensions = static_cast<int32_t>(dims.size());
+    b.dim = dims.data();
+    return b;
+  }
+
+  const ir::KernelIR& ir_;
+  const KernelPlan& plan_;
+  const std::vector<ArgvFunction>& fns_;
+  std::vector<TensorBinding> tensors_;
+  std::vector<std::vector<std::byte>> own_;
+  std::vector<View> scratch_;
+  std::vector<Bound> bound_;
+  std::vector<std::int64_t> pid_;
+  int32_t pid32_[16] = {};
+  std::vector<int32_t> loop32_;
+};
+
+class CompiledProgram final : public Program {
+ public:
+  CompiledProgram(std::shared_ptr<const ir::KernelIR> ir, KernelPlan plan, std::shared_ptr<LoadedArtifact> artifact)
+      : ir_(std::move(ir)), plan_(std::move(plan)), artifact_(std::move(artifact)), fns_(plan_.steps.size(), nullptr) {
+    if (ir_->grid_rank > 16) throw UserError("err_grid_rank", ir_->name, {}, "grids have at most 16 axes");
+    for (std::size_t s = 0; s < plan_.steps.size(); ++s) {
+      const StepPlan& step = plan_.steps[s];
+      if (step.kind == StepPlan::Kind::call) {
+        fns_[s] = artifact_->entry(step.function);
+        if (fns_[s] == nullptr) throw std::runtime_error(fmt::format("the artifact has no function {}", step.function));
+        const bool store_ok = step.store >= 0 && static_cast<std::size_t>(step.store) < ir_->body.size() &&
+                              std::holds_alternative<ir::StoreOp>(ir_->body[static_cast<std::size_t>(step.store)]);
+        const bool scratch_ok = step.store < 0 && step.scratch >= 0 &&
+                                static_cast<std::size_t>(step.scratch) < plan_.scratch.size();
+        if (!store_ok && !scratch_ok) throw std::runtime_error(fmt::format("step {} writes nothing valid", s));
+        if (step.out_dims.empty()) throw std::runtime_error(fmt::format("step {} has no output dims", s));
+        for (int key : step.inputs) {
+          const bool ok = key >= 0 ? static_cast<std::size_t>(key) < ir_->tensors.size()
+                                   : static_cast<std::size_t>(-1 - key) < plan_.scratch.size();
+          if (!ok) throw std::runtime_error(fmt::format("step {} reads an unknown buffer {}", s, key));
+        }
+        if (step.inputs.size() + static_cast<std::size_t>(ir_->grid_rank) + ir_->loops.size() + 1 > kMaxStepArgs)
+          throw std::runtime_error(fmt::format("step {} takes too many arguments", s));
+      } else if (step.kind == StepPlan::Kind::loop) {
+        if (step.loop < 0 || static_cast<std::size_t>(step.loop) >= ir_->loops.size() || step.end <= s ||
+            step.end >= plan_.steps.size() || plan_.steps[step.end].kind != StepPlan::Kind::loop_end)
+          throw std::runtime_error(fmt::format("step {} is a malformed loop", s));
+      } else if (step.kind == StepPlan::Kind::fill) {
+        if (step.tensor < 0 || static_cast<std::size_t>(step.tensor) >= ir_->tensors.size() ||
+            !ir_->tensors[static_cast<std::size_t>(step.tensor)].fill)
+          throw std::runtime_error(fmt::format("step {} fills an unknown tensor", s));
+      }
+    }
+    if (!plan_.pid_base.empty() && plan_.pid_base.size() != static_cast<std::size_t>(ir_->grid_rank))
+      throw std::runtime_error("the plan's program-id base does not match the grid rank");
+  }
+
+  std::unique_ptr<CoreRunner> bind(const std::vector<TensorBinding>& tensors) const override {
+    return std::make_unique<CompiledRunner>(*ir_, plan_, fns_, tensors);
+  }
+
+ private:
+  std::shared_ptr<const ir::KernelIR> ir_;
+  KernelPlan plan_;
+  std::shared_ptr<LoadedArtifact> artifact_;
+  std::vector<ArgvFunction> fns_;
+};
+
+}  // namespace
+
+std::shared_ptr<const Program> make_compiled_program(std::shared_ptr<const ir::KernelIR> ir, KernelPlan plan,
+                                                     std::shared_ptr<LoadedArtifact> artifact) {
+  return std::make_shared<CompiledProgram>(std::move(ir), std::move(plan), std::move(artifact));
+}
+
+}  // namespace nki

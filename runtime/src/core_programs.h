@@ -1,0 +1,25 @@
+/** \file The compiled program each core of a launch runs (SPMD: one shared; MPMD: one each). */
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nki/kernel.h"
+#include "program.h"
+
+namespace nki {
+
+struct CorePrograms {
+  std::vector<std::shared_ptr<const Program>> programs;  ///< per core (null where a core is idle)
+  std::vector<std::string> keys;                         ///< per core ("" where idle)
+  std::vector<bool> compiled;                            ///< per core: this call compiled its artifact
+  int distinct_compiled = 0, distinct_reused = 0;
+  std::vector<std::string> distinct_keys;                ///< in first-use order
+};
+
+/** Compiles (or finds) what every busy core needs and runs the single-artifact guard rail. */
+CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& traced,
+                                const std::vector<CoreSchedule>& cores, const std::string& target, CompileMode mode);
+
+}  // namespace nki

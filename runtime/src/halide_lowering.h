@@ -1,0 +1,37 @@
+/** \file Ahead-of-time compilation of a kernel with Halide (implemented in halide_lowering.cpp). */
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernel_plan.h"
+#include "nki/ir/kernel_ir.h"
+
+namespace nki {
+
+/// Bumped whenever the lowering changes what an artifact computes or how it is called: part
+/// of the cache key, so a cache directory never serves an artifact of an older lowering.
+inline constexpr int kLoweringRevision = 1;
+
+/// Buffers, program ids and loop variables one compiled step may take.
+inline constexpr std::size_t kMaxStepArgs = 64;
+
+/**
+ * Lowers `ir` and writes one object file with every step's function (and its `_argv`
+ * entry) to `object_path`; returns the plan that runs them. `pid_base` empty: SPMD (program
+ * ids are parameters); otherwise MPMD: the ids are baked in as base + parameter.
+ */
+KernelPlan build_kernel_object(const ir::KernelIR& ir, const std::vector<std::int64_t>& pid_base,
+                               const std::string& object_path);
+
+/** Writes the Halide runtime all kernel artifacts share (one per cache version). */
+void build_halide_runtime_object(const std::string& object_path);
+
+/** The Halide target artifacts are built for (host CPU features included; part of the cache key). */
+std::string artifact_target_string();
+
+/** The Halide version the artifacts are built with (part of the cache key). */
+std::string halide_version();
+
+}  // namespace nki

@@ -1,0 +1,16 @@
+/** \file The C functions compiled kernels call (see kernel_abi.cpp). */
+#pragma once
+
+#include <cstdint>
+
+extern "C" {
+float nki_activation(int32_t kind, float x);
+float nki_power(float a, float b);
+float nki_fp8_to_f32(int32_t e5m2, uint8_t bits);
+uint8_t nki_f32_to_fp8(int32_t e5m2, float f);
+}
+
+namespace nki {
+/** The functions' addresses; referencing it keeps them linked into every program that loads artifacts. */
+const void* const* kernel_abi_table();
+}  // namespace nki

@@ -1,0 +1,52 @@
+/** \file The executable plan of a compiled kernel: its steps and scratch buffers, saved next to the artifact. */
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nki/shape.h"
+
+namespace nki {
+
+/** One dimension of a compiled step's output buffer (as halide_dimension_t). */
+struct PlanDim {
+  std::int32_t extent = 0;
+  std::int32_t stride = 0;
+};
+
+/** One step a core walks per instance: a compiled call, a loop marker, or filling an on-chip tensor. */
+struct StepPlan {
+  enum class Kind { call, loop, loop_end, fill } kind = Kind::call;
+  // call
+  std::string function;     ///< the step's function in the artifact (its argv entry is function + "_argv")
+  std::vector<int> inputs;  ///< buffer arguments in order: a tensor id, or -1 - scratch index
+  int store = -1;           ///< body index of the StoreOp whose tensor it writes through a view, or
+  int scratch = -1;         ///< the scratch buffer it writes (a materialized tile)
+  std::vector<PlanDim> out_dims;  ///< output extents and strides, then the batch dim
+  // loop / fill
+  int loop = -1;
+  std::size_t end = 0;  ///< loop: index of its loop_end step
+  int tensor = -1;      ///< fill
+};
+
+/** A per-core buffer holding one materialized tile (Halide type code and bits of its values). */
+struct ScratchPlan {
+  Shape shape;
+  int type_code = 2;  ///< halide_type_float
+  int type_bits = 32;
+};
+
+struct KernelPlan {
+  std::vector<StepPlan> steps;
+  std::vector<ScratchPlan> scratch;
+  bool batchable = false;
+  /// MPMD: program ids baked in as constants (the core's first instance); the code takes pid - base.
+  std::vector<std::int64_t> pid_base;
+};
+
+/** The plan as JSON text, and back. Parsing throws std::runtime_error on anything malformed. */
+std::string plan_to_json(const KernelPlan& plan);
+KernelPlan plan_from_json(const std::string& text);
+
+}  // namespace nki
