@@ -8,6 +8,7 @@
 #include "nki/ir/kernel_ir.h"
 #include "nki/ir/passes.h"
 #include "nki/kernel.h"
+#include "nki/simulator/capacity.h"
 #include "bounds_check.h"
 #include "core_workers.h"
 #include "nki/trace.h"
@@ -154,16 +155,17 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   result.ir_hash = traced->hash;
 
   refuse_aliased_writes(ir, args);
+  sim::check_capacity(ir, device.spec());  // the live SBUF/PSUM of an instance fits one core
 
   std::shared_ptr<const Program> program;
-  if (options_.executor == Executor::halide) {
+  if (options_.executor == Executor::halide && !options_.checked) {
     // Compiled code clamps masked-off reads; bounds the validator could not prove are checked first.
     check_bounds_at_run_time(ir, grid_.logical_shape(), traced->unproven);
     bool compiled = false;
     program = halide_program_for(traced->ir, traced->text, compiled);
     (compiled ? result.compiled : result.reused) = 1;
   } else {
-    program = make_reference_program(traced->ir);
+    program = make_reference_program(traced->ir, options_.checked);
   }
 
   // Bind every tensor of the IR: arguments as given, ndarrays freshly allocated in HBM.
@@ -183,7 +185,9 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
                          : TensorBinding{nullptr, t.shape, row_major_strides(t.shape), t.dtype});
   }
 
+  program->begin_launch(bindings);
   run_on_cores(*program, bindings, result.cores);
+  program->end_launch(bindings);
 
   for (int id : ir.outputs) result.outputs.push_back(*storage[static_cast<std::size_t>(id)]);
   return result;

@@ -31,6 +31,9 @@ const char* executor_name(Executor e);
 struct LaunchOptions {
   Executor executor = Executor::halide;
   const sim::Device* device = nullptr;  ///< nullptr: the device of the first argument
+  /// Checked mode: the reference interpreter with poisoned fresh memory, reads of unwritten
+  /// elements, write conflicts and unwritten outputs reported (docs/reference.md); overrides `executor`.
+  bool checked = false;
 };
 
 /** Everything a launch did: outputs, placement and what it compiled. */
@@ -71,6 +74,7 @@ class BoundLaunch {
     return first_output(run(std::vector<Tensor>{args...}));
   }
   const GridSpec& grid() const { return grid_; }
+  const Kernel& kernel() const { return *kernel_; }
 
  private:
   Tensor first_output(LaunchResult r) const;
