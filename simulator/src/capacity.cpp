@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "op_info.h"
+
 namespace nki::sim {
 
 namespace {
@@ -22,27 +24,6 @@ std::int64_t per_partition(const Shape& shape, int par_dim, DType dt) {
   for (std::size_t d = 0; d < shape.size(); ++d)
     if (static_cast<int>(d) != par_dim) n *= shape[d];
   return n;
-}
-
-const char* op_name(const ir::Op& op) {
-  if (std::holds_alternative<ir::LoadOp>(op)) return "nl::load";
-  if (const auto* a = std::get_if<ir::ActivationOp>(&op)) return a->kind == ir::ActKind::copy ? "nl::copy" : "nl::activation";
-  if (std::holds_alternative<ir::BinaryOp>(op)) return "a tensor_tensor op";
-  if (std::holds_alternative<ir::SelectOp>(op)) return "nl::where";
-  if (std::holds_alternative<ir::IotaOp>(op)) return "isa::iota";
-  if (std::holds_alternative<ir::ReduceOp>(op)) return "a reduction";
-  if (std::holds_alternative<ir::MatmulOp>(op)) return "nl::matmul";
-  if (std::holds_alternative<ir::TransposeOp>(op)) return "nl::transpose";
-  return "an op";
-}
-
-SourceLoc loc_of(const ir::Op& op) {
-  return std::visit(
-      [](const auto& o) -> SourceLoc {
-        if constexpr (requires { o.loc; }) return o.loc;
-        else return {};
-      },
-      op);
 }
 
 }  // namespace
@@ -111,8 +92,8 @@ CapacityUse check_capacity(const ir::KernelIR& k, const TargetSpec& target) {
     const bool psum = ti.memory == ir::Memory::psum;
     const std::int64_t b = per_partition(ti.shape, ti.shape.empty() ? -1 : 0, ti.dtype);
     born[d].push_back({psum, b,
-                       fmt::format("the result of {} {} {}", op_name(k.body[d]), dtype_name(ti.dtype), shape_str(ti.shape)),
-                       loc_of(k.body[d])});
+                       fmt::format("the {} result {} {}", op_label(k.body[d]), dtype_name(ti.dtype), shape_str(ti.shape)),
+                       op_loc(k.body[d])});
     dies[last_use[t] == n ? d : last_use[t]].push_back({psum, b});
   }
 

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+
+#include "op_info.h"
 
 namespace nki::sim {
 
@@ -216,30 +219,6 @@ struct TensorHistory {
   }
 };
 
-const char* op_label(const ir::Op& op) {
-  if (std::holds_alternative<ir::LoadOp>(op)) return "load";
-  if (const auto* s = std::get_if<ir::StoreOp>(&op)) return s->accumulate ? "store+=" : "store";
-  if (std::holds_alternative<ir::AllocOp>(op)) return "memset";
-  if (const auto* a = std::get_if<ir::ActivationOp>(&op)) return ir::act_name(a->kind);
-  if (const auto* b = std::get_if<ir::BinaryOp>(&op)) return ir::binary_name(b->kind);
-  if (std::holds_alternative<ir::SelectOp>(op)) return "select";
-  if (std::holds_alternative<ir::IotaOp>(op)) return "iota";
-  if (const auto* r = std::get_if<ir::ReduceOp>(&op)) return ir::reduce_name(r->kind);
-  if (std::holds_alternative<ir::MatmulOp>(op)) return "matmul";
-  if (std::holds_alternative<ir::TransposeOp>(op)) return "transpose";
-  if (std::holds_alternative<ir::LoopOp>(op)) return "loop";
-  return "end";
-}
-
-SourceLoc loc_of(const ir::Op& op) {
-  return std::visit(
-      [](const auto& o) -> SourceLoc {
-        if constexpr (requires { o.loc; }) return o.loc;
-        else return {};
-      },
-      op);
-}
-
 class CoreScheduler {
  public:
   CoreScheduler(const ir::KernelIR& k, const TargetSpec& t, const std::vector<Instruction>& instr,
@@ -283,7 +262,30 @@ class CoreScheduler {
   std::vector<TensorHistory> hist_;
   std::vector<double> queue_free_;
   double port_free_ = 0;  ///< NeuronCore-v2: the SBUF port Vector and GpSimd share
-  double hbm_free_ = 0;
+  /// This core's share of HBM: reserved intervals (start -> end), disjoint. Instructions are
+  /// scheduled in program order, not time order, so a transfer takes the first gap that fits.
+  std::map<double, double> hbm_busy_;
+
+  /** Reserves `dur` of HBM at or after `earliest`; returns the end. */
+  double reserve_hbm(double earliest, double dur) {
+    // Nothing can start before the earliest free DMA queue: older intervals no longer matter.
+    const double horizon = *std::min_element(queue_free_.begin() + 4, queue_free_.end());
+    while (!hbm_busy_.empty() && hbm_busy_.begin()->second < horizon) hbm_busy_.erase(hbm_busy_.begin());
+    double t = earliest;
+    auto it = hbm_busy_.upper_bound(t);
+    if (it != hbm_busy_.begin() && std::prev(it)->second > t) t = std::prev(it)->second;
+    while (it != hbm_busy_.end() && it->first < t + dur) {
+      t = std::max(t, it->second);
+      ++it;
+    }
+    auto prev = hbm_busy_.lower_bound(t);
+    if (prev != hbm_busy_.begin() && std::prev(prev)->second == t) {  // extend the interval that ends where this starts
+      std::prev(prev)->second = t + dur;
+    } else {
+      hbm_busy_.emplace(t, t + dur);
+    }
+    return t + dur;
+  }
 
   void run(std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
@@ -347,6 +349,21 @@ class CoreScheduler {
     }
   }
 
+  /**
+   * The DMA queue for a transfer ready at `ready`: of the queues free by then, the one that
+   * became free last (so queues free early stay free for transfers ready early); otherwise the
+   * one free first.
+   */
+  int pick_dma_queue(double ready) const {
+    int best = -1, first = 4;
+    for (int q = 4; q < 4 + t_.dma_queues; ++q) {
+      const double f = queue_free_[static_cast<std::size_t>(q)];
+      if (f < queue_free_[static_cast<std::size_t>(first)]) first = q;
+      if (f <= ready && (best < 0 || f > queue_free_[static_cast<std::size_t>(best)])) best = q;
+    }
+    return best >= 0 ? best : first;
+  }
+
   void step(std::size_t at) {
     const ir::Op& op = k_.body[at];
     if (const auto* l = std::get_if<ir::LoadOp>(&op); l && !has_[at]) {  // a view of an on-chip tensor
@@ -369,13 +386,7 @@ class CoreScheduler {
     const Instruction& in = instr_[at];
     const double lat = dep_latency(in.engine);
     int queue = static_cast<int>(in.engine);
-    if (in.engine == Engine::dma) {
-      queue = 4;
-      for (int q = 5; q < 4 + t_.dma_queues; ++q)
-        if (queue_free_[static_cast<std::size_t>(q)] < queue_free_[static_cast<std::size_t>(queue)]) queue = q;
-    }
     Ready r;
-    r.need(queue_free_[static_cast<std::size_t>(queue)]);
     const bool port = t_.vector_gpsimd_share_sbuf_port && (in.engine == Engine::vector || in.engine == Engine::gpsimd);
     if (port) r.need(port_free_);
 
@@ -398,13 +409,13 @@ class CoreScheduler {
     if (fused_[at] > at) add_store(std::get<ir::StoreOp>(k_.body[fused_[at]]));
     for (const auto& [tensor, box] : reads) tensor_deps(tensor, box, false, queue, lat, r);
     for (const auto& [tensor, box] : writes) tensor_deps(tensor, box, true, queue, lat, r);
+    if (in.engine == Engine::dma) queue = pick_dma_queue(r.at);  // DMA has no semaphore latency: the queue did not matter above
+    r.need(queue_free_[static_cast<std::size_t>(queue)]);
 
     const double start = r.at;
     double end = start + in.duration_us;
     if (in.engine == Engine::dma) {
-      const double hbm_start = std::max(hbm_free_, start + t_.dma_fixed_us);
-      hbm_free_ = hbm_start + static_cast<double>(in.dma_bytes) / hbm_bytes_per_us_;
-      end = std::max(end, hbm_free_);
+      end = std::max(end, reserve_hbm(start + t_.dma_fixed_us, static_cast<double>(in.dma_bytes) / hbm_bytes_per_us_));
       out_.dma_bytes += in.dma_bytes;
     }
     queue_free_[static_cast<std::size_t>(queue)] = end;
@@ -437,7 +448,7 @@ ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores
   for (std::size_t i = 0; i < n; ++i) {
     has[i] = instruction_of(k, i, t, instr[i]);
     rep.ops.emplace_back(op_label(k.body[i]));
-    rep.op_locs.push_back(loc_of(k.body[i]));
+    rep.op_locs.push_back(op_loc(k.body[i]));
   }
   // An op whose result goes straight into an on-chip tensor (the next op stores it there and
   // nothing else reads it) writes the tensor itself: that store is no instruction of its own.
