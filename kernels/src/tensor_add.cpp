@@ -61,6 +61,8 @@ void register_library_kernels(KernelRegistry& registry) {
                 tensor_add_grid});
   registry.add({"tensor_add_nc2", "c = a + b, [128,512] tiles, grid [spmd_dim(P/256, nc(2)), F/512] on two cores",
                 tensor_add(), tensor_add_nc2_grid});
+  registry.add({"matmul", "result = lhsT^T @ rhs, lhsT [K,M], rhs [K,N], blocked like NKI's matmul_fully_optimized",
+                matmul(), matmul_grid});
 }
 
 }  // namespace nki::kernels

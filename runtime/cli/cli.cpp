@@ -1,4 +1,4 @@
-/** \file The `nki` command: list, run, compile, cache and mesh. */
+/** \file The `nki` command: list, run, compile, cache, mesh and profile. */
 #include "cli.h"
 
 #include <CLI/CLI.hpp>
@@ -10,6 +10,8 @@
 
 #include "cache_command.h"
 #include "mesh_command.h"
+#include "profile_command.h"
+#include "nki/simulator/target.h"
 #include "nki/npy.h"
 #include "pending_file.h"
 
@@ -25,6 +27,8 @@ struct RunArgs {
   std::optional<std::string> grid;
   std::optional<std::string> schedule;
   std::string executor = "halide";
+  std::string target = "trn2";
+  bool checked = false;
   bool dump_ir = false;
 };
 
@@ -81,6 +85,7 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
                     fmt::format("unknown --executor \"{}\"; expected halide or reference", a.executor));
   }
   const Executor executor = a.executor == "reference" ? Executor::reference : Executor::halide;
+  (void)sim::target_spec(a.target);  // an unknown --target fails before any file is read
   std::optional<GridSpec> requested_grid;
   if (a.grid) requested_grid = parse_grid(*a.grid);
   if (a.output.empty()) throw UserError("err_output_not_writable", "", {}, "--output is an empty path");
@@ -108,7 +113,7 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
   std::optional<PendingFile> schedule;
   if (a.schedule) schedule.emplace(*a.schedule);
 
-  sim::Device device("trn2", 2);
+  sim::Device device(a.target, 2);
   std::vector<Tensor> args;
   for (std::size_t i = 0; i < arrays.size(); ++i) {
     // An integer or bool file keeps its dtype and exact values; a float file is converted to --dtype.
@@ -120,7 +125,7 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
   }
   arrays.clear();
 
-  const LaunchResult r = k->kernel.launch(grid).with({executor, &device}).run(args);
+  const LaunchResult r = k->kernel.launch(grid).with({executor, &device, a.checked}).run(args);
   if (a.dump_ir) out << r.ir_text;
   if (r.outputs.empty()) throw UserError("err_no_output", k->name, {}, "the kernel returns no tensor to write");
   const Tensor& c = r.outputs.front();
@@ -156,11 +161,18 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
   run_cmd->add_option("--executor", ra.executor, "halide (compiled) or reference (interpreter)")
       ->type_name("{halide,reference}")
       ->default_str("halide");
+  run_cmd->add_option("--target", ra.target, "Simulated chip: trn1, inf2, trn2 or trn3 (SBUF/PSUM capacity, HBM)")
+      ->type_name("{trn1,inf2,trn2,trn3}")
+      ->default_str("trn2");
+  run_cmd->add_flag("--checked", ra.checked,
+                    "Checked mode: the reference interpreter with poisoned fresh memory; reports reads of unwritten "
+                    "elements, conflicting writes and unwritten outputs");
   run_cmd->add_flag("--dump-ir", ra.dump_ir, "Print the kernel's canonical IR");
 
   const MeshCommand mesh(app);
   const CacheCommand cache_cmd(app);
   const CompileCommand compile_cmd(app);
+  const ProfileCommand profile(app, registry);
 
   // CLI11 words a missing or unknown command as "A subcommand is required"; say which.
   std::vector<std::string> commands;
@@ -197,6 +209,7 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
                               : mesh.parsed()        ? mesh.name()
                               : cache_cmd.parsed()   ? cache_cmd.name()
                               : compile_cmd.parsed() ? "nki compile"
+                              : profile.parsed()     ? "nki profile"
                                                      : "nki run";
   try {
     if (list->parsed()) {
@@ -206,6 +219,7 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
     if (mesh.parsed()) return mesh.run(out);
     if (cache_cmd.parsed()) return cache_cmd.run(out);
     if (compile_cmd.parsed()) return compile_cmd.run(registry, out, err);
+    if (profile.parsed()) return profile.run(out);
     return run_kernel(ra, registry, out);
   } catch (const UserError& e) {
     err << command << ": " << one_line(e.what()) << "\n";

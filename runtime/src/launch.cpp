@@ -8,6 +8,7 @@
 #include "nki/ir/kernel_ir.h"
 #include "nki/ir/passes.h"
 #include "nki/kernel.h"
+#include "nki/simulator/capacity.h"
 #include "bounds_check.h"
 #include "core_workers.h"
 #include "core_programs.h"
@@ -155,10 +156,11 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   result.ir_hash = traced->hash;
 
   refuse_aliased_writes(ir, args);
+  sim::check_capacity(ir, device.spec());  // the live SBUF/PSUM of an instance fits one core
 
   // One program per core: SPMD cores share one artifact; MPMD cores each get their own.
   std::vector<std::shared_ptr<const Program>> programs(result.cores.size());
-  if (options_.executor == Executor::halide) {
+  if (options_.executor == Executor::halide && !options_.checked) {
     // Compiled code clamps masked-off reads; bounds the validator could not prove are checked first.
     check_bounds_at_run_time(ir, grid_.logical_shape(), traced->unproven);
     CorePrograms p = programs_for_cores(k.name(), *traced, result.cores, std::string(device.spec().name), options_.mode);
@@ -167,7 +169,7 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
     result.reused = p.distinct_reused;
     result.artifact_keys = std::move(p.distinct_keys);
   } else {
-    const std::shared_ptr<const Program> reference = make_reference_program(traced->ir);
+    const std::shared_ptr<const Program> reference = make_reference_program(traced->ir, options_.checked);
     for (auto& p : programs) p = reference;
   }
 
@@ -188,7 +190,10 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
                          : TensorBinding{nullptr, t.shape, row_major_strides(t.shape), t.dtype});
   }
 
+  // Checked mode keeps launch-wide state (who wrote what) in its one program.
+  if (options_.checked) programs.front()->begin_launch(bindings);
   run_on_cores(programs, bindings, result.cores);
+  if (options_.checked) programs.front()->end_launch(bindings);
 
   for (int id : ir.outputs) result.outputs.push_back(*storage[static_cast<std::size_t>(id)]);
   return result;

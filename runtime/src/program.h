@@ -35,10 +35,19 @@ class Program {
  public:
   virtual ~Program() = default;
   virtual std::unique_ptr<CoreRunner> bind(const std::vector<TensorBinding>& tensors) const = 0;
+  /** Before any core runs: checked mode poisons the outputs here. */
+  virtual void begin_launch(const std::vector<TensorBinding>&) const {}
+  /** After every core has run: checked mode reports outputs no instance wrote. */
+  virtual void end_launch(const std::vector<TensorBinding>&) const {}
 };
 
-/** The reference interpreter: executes the IR directly, checking every index. */
-std::shared_ptr<const Program> make_reference_program(std::shared_ptr<const ir::KernelIR> ir);
+/**
+ * The reference interpreter: executes the IR directly, checking every index. `checked` adds
+ * checked mode (docs/reference.md): poisoned fresh memory, reads of unwritten elements, HBM
+ * elements written by two instances or two affine_range iterations, outputs left unwritten.
+ * A checked program holds the state of one launch: make one per launch.
+ */
+std::shared_ptr<const Program> make_reference_program(std::shared_ptr<const ir::KernelIR> ir, bool checked = false);
 
 /** What to compile: a traced kernel for one target, SPMD or (with a program-id base) MPMD. */
 struct CompileRequest {

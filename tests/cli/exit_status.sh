@@ -45,7 +45,7 @@ grep -q 'Usage: nki' "$work/out" || fail "nki --help prints no usage on stdout"
 expect 0 "nki run --help" run --help
 
 expect 2 "unknown kernel" run no_such_kernel --input "$work/a.npy" --input "$work/b.npy" --output "$work/c.npy"
-want='nki run: err_unknown_kernel: unknown kernel "no_such_kernel"; known kernels: tensor_add, tensor_add_nc2'
+want='nki run: err_unknown_kernel: unknown kernel "no_such_kernel"; known kernels: matmul, tensor_add, tensor_add_nc2'
 [ "$(cat "$work/err")" = "$want" ] || fail "unknown kernel: stderr is '$(cat "$work/err")', expected '$want'"
 
 expect 2 "missing input file" run tensor_add --input "$work/missing.npy" --input "$work/b.npy" --output "$work/c.npy"
@@ -62,6 +62,11 @@ expect 0 "nki mesh replica-groups" mesh replica-groups --mesh x=2,y=4 --axes y
 expect 0 "nki mesh sharding --help" mesh sharding --help
 expect 2 "mesh: bad --spec" mesh sharding --mesh x=2 --spec "('x'" --shape 4
 expect 2 "mesh: no subcommand" mesh
+
+expect 0 "nki profile" profile tensor_add_nc2 --shape 512x2048 --shape 512x2048 --dtype bf16 --json
+grep -q '"latency_us"' "$work/out" || fail "profile --json: no latency_us in '$(cat "$work/out")'"
+expect 2 "profile: unknown target, no trace written" profile tensor_add --shape 256x1024 --shape 256x1024 --target trn9 \
+  --trace "$work/trace.json"
 
 leftovers=$(find "$work" -mindepth 1 ! -name out ! -name err)
 [ -z "$leftovers" ] || fail "files left behind: $leftovers"

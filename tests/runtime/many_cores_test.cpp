@@ -27,7 +27,7 @@ TEST_CASE("a device's core count is checked against one chip of its target") {
   CHECK(test::user_error_of([] { nki::sim::Device("trn2", 9); }) ==
         "err_invalid_core_count: 9 NeuronCores requested on trn2; one chip has 1 to 8");
   CHECK(test::user_error_of([] { nki::sim::Device("trn5", 2); }) ==
-        "err_unknown_target: unknown target \"trn5\"; expected one of trn1, inf2, trn2");
+        "err_unknown_target: unknown target \"trn5\"; expected one of trn1, inf2, trn2, trn3");
   CHECK(nki::sim::Device("trn1").cores() == 1);
   CHECK(nki::sim::Device().cores() == 2);
 }

@@ -37,6 +37,9 @@ enum class CompileMode {
 struct LaunchOptions {
   Executor executor = Executor::halide;
   const sim::Device* device = nullptr;  ///< nullptr: the device of the first argument
+  /// Checked mode: the reference interpreter with poisoned fresh memory, reads of unwritten
+  /// elements, write conflicts and unwritten outputs reported (docs/reference.md); overrides `executor`.
+  bool checked = false;
   CompileMode mode = CompileMode::spmd;
 };
 

@@ -3,4 +3,5 @@
 
 #include "nki/kernel.h"
 #include "nki/language.h"
+#include "nki/profile.h"
 #include "nki/tensor.h"

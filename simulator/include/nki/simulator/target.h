@@ -8,18 +8,37 @@
 
 namespace nki::sim {
 
+/**
+ * One NeuronCore generation as the simulator sees it. Numbers are from the public
+ * hardware tables (docs/reference.md, "Targets"); trn3's are assumptions documented there.
+ */
 struct TargetSpec {
-  std::string name;                  ///< "trn1", "inf2", "trn2"
+  std::string name;                  ///< "trn1", "inf2", "trn2", "trn3"
   int cores_per_chip;                ///< physical NeuronCores on one chip
   int default_lnc;                   ///< physical cores per logical core by default
   std::int64_t hbm_bytes;            ///< HBM per chip, shared by its cores
-  std::int64_t sbuf_bytes_per_core;  ///< 128 partitions x 192 KiB
-  std::int64_t psum_bytes_per_core;  ///< 128 partitions x 16 KiB
+  std::int64_t sbuf_bytes_per_core;  ///< partitions x sbuf_partition_bytes
+  std::int64_t psum_bytes_per_core;  ///< partitions x psum_partition_bytes
+  int partitions = 128;              ///< SBUF and PSUM partitions
+  double tensor_ghz = 0;             ///< Tensor engine clock (128x128 systolic array)
+  double vector_ghz = 0;             ///< Vector engine clock
+  double scalar_ghz = 0;             ///< Scalar (activation) engine clock
+  double gpsimd_ghz = 0;             ///< GpSimd engine clock
+  double hbm_gbps = 0;               ///< HBM bandwidth per chip, GB/s (1e9 bytes/s), shared by its cores
+  int dma_queues = 16;               ///< DMA engines (queues) per core
+  double dma_queue_gbps = 0;         ///< bandwidth of one DMA engine, GB/s
+  double dma_fixed_us = 1.3;         ///< fixed cost of one DMA transfer
+  bool vector_gpsimd_share_sbuf_port = false;  ///< NeuronCore-v2: Vector and GpSimd serialize on SBUF access
+
+  std::int64_t sbuf_partition_bytes() const { return sbuf_bytes_per_core / partitions; }
+  std::int64_t psum_partition_bytes() const { return psum_bytes_per_core / partitions; }
+  /** Peak matmul FLOP/s of one core for 2-byte (bf16/fp16) inputs: 2 x 128 x 128 per cycle. */
+  double peak_flops_bf16() const { return 2.0 * 128 * 128 * tensor_ghz * 1e9; }
 };
 
-/** The spec of a target by name; throws nki::UserError naming the valid targets when unknown. */
+/** The spec of a target by name; throws nki::UserError (err_unknown_target) naming the valid targets when unknown. */
 const TargetSpec& target_spec(std::string_view name);
-/** The names of all targets, in a fixed order. */
+/** The names of all targets, in a fixed order: trn1, inf2, trn2, trn3. */
 std::vector<std::string> target_names();
 
 }  // namespace nki::sim

@@ -1,0 +1,120 @@
+/** \file `nki profile`: the simulator's cost model on a registered kernel, as text, JSON and a Chrome trace. */
+#include "profile_command.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <optional>
+
+#include "nki/npy.h"
+#include "nki/profile.h"
+#include "pending_file.h"
+
+namespace nki::cli {
+
+namespace {
+
+/** "4096x8192" -> {4096, 8192}. */
+Shape parse_shape(const std::string& text) {
+  Shape shape;
+  std::string_view s = text;
+  while (true) {
+    const std::size_t at = s.find('x');
+    const std::string_view v = s.substr(0, at);
+    std::int64_t d = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+    if (v.empty() || ec != std::errc() || end != v.data() + v.size() || d < 1) {
+      throw UserError("err_invalid_shape", "", {},
+                      fmt::format("--shape \"{}\": \"{}\" is not a positive size; expected sizes joined by x, e.g. "
+                                  "4096x8192",
+                                  text, v));
+    }
+    shape.push_back(d);
+    if (at == std::string_view::npos) return shape;
+    s.remove_prefix(at + 1);
+  }
+}
+
+}  // namespace
+
+struct ProfileCommand::State {
+  const KernelRegistry* registry = nullptr;
+  CLI::App* cmd = nullptr;
+  std::string kernel;
+  std::vector<std::string> inputs, shapes;
+  std::string dtype = "fp32";
+  std::optional<std::string> grid, trace;
+  std::string target = "trn2";
+  bool json = false;
+};
+
+ProfileCommand::ProfileCommand(CLI::App& app, const KernelRegistry& registry) : s_(std::make_unique<State>()) {
+  State& s = *s_;
+  s.registry = &registry;
+  s.cmd = app.add_subcommand("profile", "Estimate a kernel launch on a simulated NeuronCore (cost model; no data)");
+  s.cmd->add_option("kernel", s.kernel, "Kernel name (see `nki list`)")->required();
+  s.cmd->add_option("--input", s.inputs, "Input .npy whose shape (and integer dtype) an argument has; once per argument");
+  s.cmd->add_option("--shape", s.shapes, "Argument shape instead of a file, e.g. 4096x8192; once per argument");
+  s.cmd->add_option("--dtype", s.dtype, "dtype of float arguments")->type_name("{bf16,fp16,fp32}")->default_str("fp32");
+  s.cmd->add_option("--grid", s.grid, "Launch grid in NKI spelling (default: the kernel's)");
+  s.cmd->add_option("--target", s.target, "Simulated chip")->type_name("{trn1,inf2,trn2,trn3}")->default_str("trn2");
+  s.cmd->add_option("--trace", s.trace, "Write the timeline as Chrome Trace Event JSON (Perfetto, chrome://tracing)");
+  s.cmd->add_flag("--json", s.json, "Print the report as one JSON object");
+}
+
+ProfileCommand::~ProfileCommand() = default;
+
+bool ProfileCommand::parsed() const { return s_->cmd->parsed(); }
+
+int ProfileCommand::run(std::ostream& out) const {
+  const State& s = *s_;
+  const RegisteredKernel* k = s.registry->find(s.kernel);
+  if (k == nullptr) {
+    throw UserError("err_unknown_kernel", "", {},
+                    fmt::format("unknown kernel \"{}\"; known kernels: {}", s.kernel, fmt::join(s.registry->names(), ", ")));
+  }
+  if (!s.inputs.empty() && !s.shapes.empty()) {
+    throw UserError("err_invalid_arguments", k->name, {}, "give the arguments as --input files or as --shape, not both");
+  }
+  const std::size_t given = s.inputs.size() + s.shapes.size();
+  if (given != k->kernel.arity()) {
+    throw UserError("err_argument_count", k->name, {},
+                    fmt::format("takes {} arguments (--input or --shape), {} given", k->kernel.arity(), given));
+  }
+  if (s.dtype != "bf16" && s.dtype != "fp16" && s.dtype != "fp32") {
+    throw UserError("err_unknown_dtype", "", {}, fmt::format("unknown --dtype \"{}\"; expected bf16, fp16 or fp32", s.dtype));
+  }
+  const DType dtype = *parse_dtype(s.dtype);
+  (void)sim::target_spec(s.target);
+  std::optional<GridSpec> requested;
+  if (s.grid) requested = parse_grid(*s.grid);
+  if (s.trace && s.trace->empty()) throw UserError("err_output_not_writable", "", {}, "--trace is an empty path");
+
+  std::vector<TensorSpec> args;
+  for (const std::string& sh : s.shapes) args.push_back({parse_shape(sh), dtype});
+  for (const std::string& path : s.inputs) {
+    const NpyArray a = read_npy(path);
+    args.push_back({a.shape, is_integer(a.dtype) ? a.dtype : dtype});
+  }
+  std::vector<Shape> shapes;
+  for (const TensorSpec& a : args) shapes.push_back(a.shape);
+  const GridSpec expected = k->default_grid(shapes);
+  GridSpec grid = expected;
+  if (requested) {
+    grid = *requested;
+    check_grid_fits(*k, grid, expected, shapes);
+  }
+
+  std::optional<PendingFile> trace;
+  if (s.trace) trace.emplace(*s.trace);
+  const ProfileReport r = profile(k->kernel.launch(grid), args, s.target, s.trace.has_value());
+  if (trace) {
+    trace->write(sim::chrome_trace_json(r));
+    trace->commit();
+  }
+  out << (s.json ? sim::profile_json(r) : sim::profile_text(r));
+  return 0;
+}
+
+}  // namespace nki::cli

@@ -1,0 +1,115 @@
+/** \file The cost model: IR ops as instructions on NeuronCore engine queues, scheduled into a timeline. */
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nki/ir/kernel_ir.h"
+#include "nki/simulator/target.h"
+
+namespace nki::sim {
+
+/** The engine queues of a NeuronCore. DMA stands for the core's `dma_queues` DMA queues. */
+enum class Engine : std::uint8_t { tensor, vector, scalar, gpsimd, dma };
+inline constexpr int kEngines = 5;
+/** "Tensor", "Vector", "Scalar", "GpSimd", "DMA": the names in reports, JSON and traces. */
+const char* engine_name(Engine e);
+
+// ---- the published cost rules (docs/reference.md, "Cost rules"), in engine cycles ----
+/** Fixed cost of every compute instruction: one SBUF/PSUM access bubble. */
+inline constexpr std::int64_t kAccessBubbleCycles = 60;
+/** Between an instruction and one that depends on it on another engine (semaphore wait), in the consumer's cycles. */
+inline constexpr std::int64_t kDependencyCycles = 100;
+
+/** nc_matmul: max(min(64, stationary free), moving free); 4x for fp32 inputs. */
+std::int64_t matmul_cycles(std::int64_t stationary_free, std::int64_t moving_free, bool fp32_inputs);
+/** Vector engine: max(64, N x tile inputs); bf16 add/multiply of two SBUF tiles counts as one input. */
+std::int64_t vector_cycles(std::int64_t free_size, int tile_inputs);
+/** Scalar engine activation: max(64, N). */
+std::int64_t scalar_cycles(std::int64_t free_size);
+/** GpSimd: 150 + N. */
+std::int64_t gpsimd_cycles(std::int64_t free_size);
+/**
+ * One DMA transfer of `bytes` (`bytes_per_partition` per partition) on one queue, in us:
+ * fixed cost + bytes / (queue bandwidth x efficiency), efficiency = min(1, max(512, bytes per
+ * partition) / 4096), halved when the innermost stride exceeds 16 bytes.
+ */
+double dma_queue_us(const TargetSpec& t, std::int64_t bytes, std::int64_t bytes_per_partition, bool strided);
+
+/** One instruction an op becomes (no schedule yet). */
+struct Instruction {
+  Engine engine = Engine::vector;
+  std::int64_t cycles = 0;        ///< compute engines: cycles of that engine, the access bubble included
+  double duration_us = 0;         ///< the time it occupies its queue (DMA: on one queue, before HBM sharing)
+  std::int64_t dma_bytes = 0;     ///< DMA: bytes moved
+  std::int64_t flops = 0;         ///< Tensor engine: 2 x K x M x N of a matmul
+  double ideal_tensor_us = 0;     ///< matmul FLOPs at the engine's peak for its dtype (for hfu)
+  std::string what;               ///< e.g. "nc_matmul [128,128]x[128,512] bf16"
+};
+
+/** The instruction an op becomes; nullopt-like `engine` unset is signalled by returning false. */
+bool instruction_of(const ir::KernelIR& k, std::size_t op, const TargetSpec& t, Instruction& out);
+
+/** One scheduled instruction, for timelines and traces. */
+struct Event {
+  int queue = 0;         ///< 0..3: Tensor, Vector, Scalar, GpSimd; 4 + q: DMA queue q
+  std::size_t op = 0;    ///< body index of the op
+  std::int32_t instance = 0;  ///< index into the core's instances
+  double start_us = 0, end_us = 0;
+};
+
+struct EngineUse {
+  double busy_us = 0;
+  double utilization = 0;  ///< busy / (core latency x queues of the engine)
+  std::int64_t instructions = 0;
+};
+
+struct CoreProfile {
+  int nc = 0;
+  std::vector<std::vector<std::int64_t>> instances;  ///< program ids, in run order
+  double latency_us = 0;
+  std::array<EngineUse, kEngines> engines{};
+  std::int64_t dma_bytes = 0;
+  std::vector<Event> events;  ///< only when asked for
+};
+
+/** What `nki profile` and nki::profile report. */
+struct ProfileReport {
+  std::string kernel, target, grid;
+  double latency_us = 0;        ///< the slowest core
+  std::int64_t flops = 0;       ///< Tensor engine FLOPs (2 x K x M x N per matmul)
+  double hfu = 0;               ///< ideal Tensor engine time / (latency x cores used), 0..1
+  std::int64_t dma_bytes = 0;
+  double dma_gbps = 0;          ///< dma_bytes / latency
+  std::int64_t instructions = 0;
+  std::vector<CoreProfile> cores;  ///< cores that ran instances
+  std::vector<std::string> ops;    ///< per body index: "nl::load", ...
+  std::vector<SourceLoc> op_locs;  ///< per body index: the kernel source line
+};
+
+/** The instances one NeuronCore runs, in order (as the launch places them). */
+struct CoreWork {
+  int nc = 0;
+  std::vector<std::vector<std::int64_t>> instances;
+};
+
+/**
+ * Schedules every core's instances: each op becomes an instruction on its engine queue; an
+ * instruction starts when its queue is free and its inputs are ready (tiles by def-use,
+ * tensors by the overlap of the boxes accesses touch: read after write, write after read or
+ * write). Engines run concurrently; on NeuronCore-v2 Vector and GpSimd share the SBUF port.
+ * The chip's HBM bandwidth is split evenly among the cores that run instances. Needs no data.
+ */
+ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores, const TargetSpec& t,
+                       bool keep_events);
+
+/** The report as one JSON object (docs/reference.md, "nki profile --json"). */
+std::string profile_json(const ProfileReport& r);
+/** Chrome Trace Event JSON: one process per NeuronCore, one thread per engine queue. */
+std::string chrome_trace_json(const ProfileReport& r);
+/** The human-readable report `nki profile` prints. */
+std::string profile_text(const ProfileReport& r);
+
+}  // namespace nki::sim

@@ -1,0 +1,125 @@
+/** \file On-chip capacity: live SBUF/PSUM bytes per partition through the program (see capacity.h for the rule). */
+#include "nki/simulator/capacity.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "op_info.h"
+
+namespace nki::sim {
+
+namespace {
+
+struct Item {
+  bool psum = false;
+  std::int64_t bytes = 0;
+  std::string what;
+  SourceLoc loc;
+};
+
+std::int64_t per_partition(const Shape& shape, int par_dim, DType dt) {
+  std::int64_t n = dtype_bytes(dt);
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (static_cast<int>(d) != par_dim) n *= shape[d];
+  return n;
+}
+
+}  // namespace
+
+CapacityUse check_capacity(const ir::KernelIR& k, const TargetSpec& target) {
+  const std::size_t n = k.body.size();
+  // The loops open at each op, and where each loop ends.
+  std::vector<std::vector<std::size_t>> open_at(n);  // LoopOp positions enclosing op i (outermost first)
+  std::vector<std::size_t> open;
+  std::vector<std::size_t> end_of(n, n);  // LoopOp position -> its LoopEndOp position
+  for (std::size_t i = 0; i < n; ++i) {
+    if (const auto* l = std::get_if<ir::LoopOp>(&k.body[i])) {
+      open_at[i] = open;
+      open.push_back(i);
+      end_of[i] = static_cast<std::size_t>(l->end);
+      continue;
+    }
+    if (std::holds_alternative<ir::LoopEndOp>(k.body[i])) open.pop_back();
+    open_at[i] = open;
+  }
+
+  // Births and deaths by position.
+  std::vector<std::vector<Item>> born(n);
+  std::vector<std::vector<std::pair<bool, std::int64_t>>> dies(n + 1);
+  std::vector<std::size_t> def_at(k.tiles.size(), n);
+  std::vector<bool> is_view(k.tiles.size(), false);
+  std::vector<std::size_t> last_use(k.tiles.size(), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const ir::Op& op = k.body[i];
+    if (const auto* a = std::get_if<ir::AllocOp>(&op)) {
+      const ir::TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a->tensor));
+      if (t.memory != ir::Memory::sbuf && t.memory != ir::Memory::psum) continue;
+      const bool psum = t.memory == ir::Memory::psum;
+      const std::int64_t b = per_partition(t.shape, t.par_dim, t.dtype);
+      born[i].push_back({psum, b, fmt::format("tensor {} {} {}", t.name, dtype_name(t.dtype), shape_str(t.shape)), a->loc});
+      const std::size_t scope_end = open_at[i].empty() ? n : end_of[open_at[i].back()];
+      dies[scope_end].push_back({psum, b});
+      continue;
+    }
+    const int def = ir::tile_defined(op);
+    if (def >= 0) {
+      def_at[static_cast<std::size_t>(def)] = i;
+      if (const auto* l = std::get_if<ir::LoadOp>(&op))
+        is_view[static_cast<std::size_t>(def)] = !ir::is_hbm(k.tensors.at(static_cast<std::size_t>(l->src.tensor)).memory);
+    }
+    for (int t : ir::tiles_read(op)) {
+      const std::size_t d = def_at[static_cast<std::size_t>(t)];
+      std::size_t u = i;
+      // A use inside loops the definition is outside of keeps the tile to the end of the outermost such loop.
+      for (std::size_t lp : open_at[i]) {
+        const bool encloses_def = d > lp && d < end_of[lp];
+        if (!encloses_def) {
+          u = end_of[lp];
+          break;
+        }
+      }
+      std::size_t& lu = last_use[static_cast<std::size_t>(t)];
+      lu = lu == n ? u : std::max(lu, u);
+    }
+  }
+  for (std::size_t t = 0; t < k.tiles.size(); ++t) {
+    const std::size_t d = def_at[t];
+    if (d >= n || is_view[t]) continue;
+    const ir::TileInfo& ti = k.tiles[t];
+    if (ti.memory != ir::Memory::sbuf && ti.memory != ir::Memory::psum) continue;
+    const bool psum = ti.memory == ir::Memory::psum;
+    const std::int64_t b = per_partition(ti.shape, ti.shape.empty() ? -1 : 0, ti.dtype);
+    born[d].push_back({psum, b,
+                       fmt::format("the {} result {} {}", op_label(k.body[d]), dtype_name(ti.dtype), shape_str(ti.shape)),
+                       op_loc(k.body[d])});
+    dies[last_use[t] == n ? d : last_use[t]].push_back({psum, b});
+  }
+
+  CapacityUse use;
+  std::int64_t live[2] = {0, 0};
+  const std::int64_t cap[2] = {target.sbuf_partition_bytes(), target.psum_partition_bytes()};
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const Item& it : born[i]) {
+      const int m = it.psum ? 1 : 0;
+      if (live[m] + it.bytes > cap[m]) {
+        throw UserError(it.psum ? "err_psum_out_of_memory" : "err_sbuf_out_of_memory", k.name, it.loc,
+                        fmt::format("{} needs {} bytes per partition of {}; {} bytes are free of the {} per partition "
+                                    "on {} ({} live)",
+                                    it.what, it.bytes, it.psum ? "PSUM" : "SBUF", cap[m] - live[m], cap[m], target.name,
+                                    live[m]));
+      }
+      live[m] += it.bytes;
+      std::int64_t& peak = it.psum ? use.psum_peak : use.sbuf_peak;
+      if (live[m] > peak) {
+        peak = live[m];
+        (it.psum ? use.psum_peak_at : use.sbuf_peak_at) = it.loc;
+      }
+    }
+    for (auto [psum, b] : dies[i]) live[psum ? 1 : 0] -= b;
+  }
+  return use;
+}
+
+}  // namespace nki::sim

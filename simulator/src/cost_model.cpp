@@ -1,0 +1,522 @@
+/** \file The cost model: instruction costs from the published rules, and the list scheduler that builds the timeline. */
+#include "nki/simulator/cost_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "op_info.h"
+
+namespace nki::sim {
+
+const char* engine_name(Engine e) {
+  switch (e) {
+    case Engine::tensor: return "Tensor";
+    case Engine::vector: return "Vector";
+    case Engine::scalar: return "Scalar";
+    case Engine::gpsimd: return "GpSimd";
+    case Engine::dma: return "DMA";
+  }
+  return "?";
+}
+
+std::int64_t matmul_cycles(std::int64_t stationary_free, std::int64_t moving_free, bool fp32_inputs) {
+  const std::int64_t c = std::max(std::min<std::int64_t>(64, stationary_free), moving_free);
+  return fp32_inputs ? 4 * c : c;
+}
+std::int64_t vector_cycles(std::int64_t free_size, int tile_inputs) {
+  return std::max<std::int64_t>(64, free_size * std::max(1, tile_inputs));
+}
+std::int64_t scalar_cycles(std::int64_t free_size) { return std::max<std::int64_t>(64, free_size); }
+std::int64_t gpsimd_cycles(std::int64_t free_size) { return 150 + free_size; }
+
+double dma_queue_us(const TargetSpec& t, std::int64_t bytes, std::int64_t bytes_per_partition, bool strided) {
+  double eff = std::min(1.0, static_cast<double>(std::max<std::int64_t>(512, bytes_per_partition)) / 4096.0);
+  if (strided) eff *= 0.5;
+  return t.dma_fixed_us + static_cast<double>(bytes) / (t.dma_queue_gbps * 1e3 * eff);  // GB/s = 1e3 bytes/us
+}
+
+namespace {
+
+std::int64_t free_size(const Shape& s) {
+  std::int64_t n = 1;
+  for (std::size_t d = 1; d < s.size(); ++d) n *= s[d];
+  return n;
+}
+std::int64_t partitions(const Shape& s) { return s.empty() ? 1 : s[0]; }
+
+double ghz_of(const TargetSpec& t, Engine e) {
+  switch (e) {
+    case Engine::tensor: return t.tensor_ghz;
+    case Engine::vector: return t.vector_ghz;
+    case Engine::scalar: return t.scalar_ghz;
+    case Engine::gpsimd: return t.gpsimd_ghz;
+    case Engine::dma: return 1.0;
+  }
+  return 1.0;
+}
+
+void compute(Instruction& in, const TargetSpec& t, Engine e, std::int64_t rule_cycles, std::string what) {
+  in.engine = e;
+  in.cycles = rule_cycles + kAccessBubbleCycles;
+  in.duration_us = static_cast<double>(in.cycles) / (ghz_of(t, e) * 1e3);
+  in.what = std::move(what);
+}
+
+/** Whether the innermost tile axis walks the tensor with a stride over 16 bytes. */
+bool strided_access(const ir::KernelIR& k, const ir::Access& a) {
+  const ir::TensorDecl& tensor = k.tensors.at(static_cast<std::size_t>(a.tensor));
+  if (a.shape.size() < 2) return false;
+  const int axis = static_cast<int>(a.shape.size()) - 1;
+  if (a.shape[static_cast<std::size_t>(axis)] == 1) return false;
+  const std::vector<std::int64_t> strides = row_major_strides(tensor.shape);
+  std::int64_t step = 0;
+  for (std::size_t d = 0; d < a.indices.size(); ++d)
+    step += a.indices[d].coeff_of({ir::Sym::Kind::axis, axis}) * strides[d];
+  return std::abs(step) * dtype_bytes(tensor.dtype) > 16;
+}
+
+void dma(Instruction& in, const ir::KernelIR& k, const TargetSpec& t, const ir::Access& a, const Shape& tile,
+         const char* dir) {
+  const ir::TensorDecl& tensor = k.tensors.at(static_cast<std::size_t>(a.tensor));
+  const std::int64_t eb = dtype_bytes(tensor.dtype);
+  in.engine = Engine::dma;
+  in.dma_bytes = shape_elements(tile) * eb;
+  const bool strided = strided_access(k, a);
+  in.duration_us = dma_queue_us(t, in.dma_bytes, free_size(tile) * eb, strided);
+  in.what = fmt::format("dma {} {} {} {}{}", dir, tensor.name, shape_str(tile), dtype_name(tensor.dtype),
+                        strided ? " strided" : "");
+}
+
+}  // namespace
+
+bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, Instruction& in) {
+  in = Instruction{};
+  const ir::Op& op = k.body.at(at);
+  auto tile = [&](int id) -> const ir::TileInfo& { return k.tiles.at(static_cast<std::size_t>(id)); };
+  auto sbuf_tile = [&](const ir::Operand& o) { return !o.is_scalar() && tile(o.tile).memory == ir::Memory::sbuf; };
+  if (const auto* l = std::get_if<ir::LoadOp>(&op)) {
+    if (!ir::is_hbm(k.tensors.at(static_cast<std::size_t>(l->src.tensor)).memory)) return false;  // a view
+    dma(in, k, t, l->src, tile(l->result).shape, "load");
+    return true;
+  }
+  if (const auto* s = std::get_if<ir::StoreOp>(&op)) {
+    const ir::TensorDecl& dst = k.tensors.at(static_cast<std::size_t>(s->dst.tensor));
+    const Shape& shape = tile(s->value).shape;
+    if (ir::is_hbm(dst.memory)) {
+      dma(in, k, t, s->dst, shape, "store");
+      return true;
+    }
+    const std::int64_t n = free_size(shape);
+    const bool fast = s->accumulate && dst.dtype == DType::bf16 && tile(s->value).dtype == DType::bf16 &&
+                      tile(s->value).memory == ir::Memory::sbuf && dst.memory == ir::Memory::sbuf;
+    compute(in, t, Engine::vector, vector_cycles(n, s->accumulate && !fast ? 2 : 1),
+            fmt::format("{} {} {}", s->accumulate ? "tensor_tensor add into" : "tensor_copy into", dst.name,
+                        shape_str(shape)));
+    return true;
+  }
+  if (const auto* a = std::get_if<ir::AllocOp>(&op)) {
+    const ir::TensorDecl& tensor = k.tensors.at(static_cast<std::size_t>(a->tensor));
+    if (!tensor.fill || ir::is_hbm(tensor.memory)) return false;
+    // PSUM zeros are free: the first matmul into a fresh accumulator writes instead of adding.
+    if (tensor.memory == ir::Memory::psum && *tensor.fill == 0.0) return false;
+    const std::int64_t n = shape_elements(tensor.shape) / tensor.shape[static_cast<std::size_t>(tensor.par_dim)];
+    compute(in, t, Engine::vector, vector_cycles(n, 1), fmt::format("memset {} {}", tensor.name, shape_str(tensor.shape)));
+    return true;
+  }
+  if (const auto* a = std::get_if<ir::ActivationOp>(&op)) {
+    const Shape& s = tile(a->result).shape;
+    const bool copy = a->kind == ir::ActKind::copy && a->scale.is_scalar() && a->scale.scalar == 1.0 &&
+                      a->bias.is_scalar() && a->bias.scalar == 0.0;
+    if (copy) compute(in, t, Engine::vector, vector_cycles(free_size(s), 1), fmt::format("tensor_copy {}", shape_str(s)));
+    else compute(in, t, Engine::scalar, scalar_cycles(free_size(s)), fmt::format("activation {} {}", ir::act_name(a->kind), shape_str(s)));
+    return true;
+  }
+  if (const auto* b = std::get_if<ir::BinaryOp>(&op)) {
+    const Shape& s = tile(b->result).shape;
+    int inputs = (b->lhs.is_scalar() ? 0 : 1) + (b->rhs.is_scalar() ? 0 : 1);
+    const bool add_mul = b->kind == ir::BinaryKind::add || b->kind == ir::BinaryKind::multiply;
+    if (inputs == 2 && add_mul && sbuf_tile(b->lhs) && sbuf_tile(b->rhs) && tile(b->lhs.tile).dtype == DType::bf16 &&
+        tile(b->rhs.tile).dtype == DType::bf16)
+      inputs = 1;
+    compute(in, t, Engine::vector, vector_cycles(free_size(s), inputs),
+            fmt::format("tensor_tensor {} {}", ir::binary_name(b->kind), shape_str(s)));
+    return true;
+  }
+  if (const auto* s = std::get_if<ir::SelectOp>(&op)) {
+    const Shape& sh = tile(s->result).shape;
+    if (s->cond.is_scalar()) {
+      compute(in, t, Engine::gpsimd, gpsimd_cycles(free_size(sh)), fmt::format("affine_select {}", shape_str(sh)));
+    } else {
+      const int inputs = 1 + (s->on_true.is_scalar() ? 0 : 1) + (s->on_false.is_scalar() ? 0 : 1);
+      compute(in, t, Engine::vector, vector_cycles(free_size(sh), inputs), fmt::format("select {}", shape_str(sh)));
+    }
+    return true;
+  }
+  if (const auto* i = std::get_if<ir::IotaOp>(&op)) {
+    const Shape& sh = tile(i->result).shape;
+    compute(in, t, Engine::gpsimd, gpsimd_cycles(free_size(sh)), fmt::format("iota {}", shape_str(sh)));
+    return true;
+  }
+  if (const auto* r = std::get_if<ir::ReduceOp>(&op)) {
+    const Shape& sh = tile(r->data).shape;
+    compute(in, t, Engine::vector, vector_cycles(free_size(sh), 1),
+            fmt::format("tensor_reduce {} {}", ir::reduce_name(r->kind), shape_str(sh)));
+    return true;
+  }
+  if (const auto* m = std::get_if<ir::MatmulOp>(&op)) {
+    const ir::TileInfo& st = tile(m->stationary);
+    const ir::TileInfo& mv = tile(m->moving);
+    const bool fp32 = st.dtype == DType::fp32 || mv.dtype == DType::fp32;
+    const std::int64_t kk = partitions(st.shape), mm = free_size(st.shape), nn = free_size(mv.shape);
+    compute(in, t, Engine::tensor, matmul_cycles(mm, nn, fp32),
+            fmt::format("nc_matmul [{},{}]x[{},{}] {}", kk, mm, kk, nn, dtype_name(st.dtype)));
+    in.flops = 2 * kk * mm * nn;
+    in.ideal_tensor_us = static_cast<double>(in.flops) / (t.peak_flops_bf16() / (fp32 ? 4.0 : 1.0)) * 1e6;
+    return true;
+  }
+  if (const auto* tr = std::get_if<ir::TransposeOp>(&op)) {
+    const ir::TileInfo& d = tile(tr->data);
+    compute(in, t, Engine::tensor, matmul_cycles(free_size(d.shape), partitions(d.shape), d.dtype == DType::fp32),
+            fmt::format("nc_transpose {}", shape_str(d.shape)));
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+using Box = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+bool overlap(const Box& a, const Box& b) {
+  for (std::size_t d = 0; d < a.size(); ++d)
+    if (a[d].second < b[d].first || b[d].second < a[d].first) return false;
+  return true;
+}
+
+struct HistEntry {
+  Box box;
+  double end;
+  bool write;
+  int queue;
+};
+
+/** Recent accesses of one tensor; older ones fold into floors (conservative). */
+struct TensorHistory {
+  std::vector<HistEntry> recent;
+  double floor_write = 0, floor_any = 0;
+  static constexpr std::size_t kKeep = 64;
+  void add(HistEntry e) {
+    if (recent.size() == kKeep) {
+      const HistEntry& old = recent.front();
+      floor_any = std::max(floor_any, old.end);
+      if (old.write) floor_write = std::max(floor_write, old.end);
+      recent.erase(recent.begin());
+    }
+    recent.push_back(std::move(e));
+  }
+};
+
+class CoreScheduler {
+ public:
+  CoreScheduler(const ir::KernelIR& k, const TargetSpec& t, const std::vector<Instruction>& instr,
+                const std::vector<bool>& has_instr, const std::vector<std::size_t>& fused_store, double hbm_share_gbps,
+                CoreProfile& out, bool keep_events)
+      : k_(k), t_(t), instr_(instr), has_(has_instr), fused_(fused_store), hbm_bytes_per_us_(hbm_share_gbps * 1e3),
+        out_(out), keep_(keep_events), loop_(k.loops.size(), 0), tile_end_(k.tiles.size(), 0),
+        tile_queue_(k.tiles.size(), -1), view_(k.tiles.size()), hist_(k.tensors.size()),
+        queue_free_(4 + static_cast<std::size_t>(t.dma_queues), 0.0) {}
+
+  void run_instances() {
+    for (std::size_t i = 0; i < out_.instances.size(); ++i) {
+      pid_ = out_.instances[i];
+      instance_ = static_cast<std::int32_t>(i);
+      run(0, k_.body.size());
+    }
+    double latency = 0;
+    for (double f : queue_free_) latency = std::max(latency, f);
+    out_.latency_us = latency;
+    for (int e = 0; e < kEngines; ++e) {
+      const double queues = e == static_cast<int>(Engine::dma) ? t_.dma_queues : 1;
+      out_.engines[static_cast<std::size_t>(e)].utilization =
+          latency > 0 ? out_.engines[static_cast<std::size_t>(e)].busy_us / (latency * queues) : 0.0;
+    }
+  }
+
+ private:
+  const ir::KernelIR& k_;
+  const TargetSpec& t_;
+  const std::vector<Instruction>& instr_;
+  const std::vector<bool>& has_;
+  const std::vector<std::size_t>& fused_;
+  double hbm_bytes_per_us_;
+  CoreProfile& out_;
+  bool keep_;
+  std::vector<std::int64_t> pid_, loop_;
+  std::int32_t instance_ = 0;
+  std::vector<double> tile_end_;
+  std::vector<int> tile_queue_;
+  std::vector<std::optional<std::pair<int, Box>>> view_;  ///< tiles that index an on-chip tensor
+  std::vector<TensorHistory> hist_;
+  std::vector<double> queue_free_;
+  double port_free_ = 0;  ///< NeuronCore-v2: the SBUF port Vector and GpSimd share
+  /// This core's share of HBM: reserved intervals (start -> end), disjoint. Instructions are
+  /// scheduled in program order, not time order, so a transfer takes the first gap that fits.
+  std::map<double, double> hbm_busy_;
+
+  /** Reserves `dur` of HBM at or after `earliest`; returns the end. */
+  double reserve_hbm(double earliest, double dur) {
+    // Nothing can start before the earliest free DMA queue: older intervals no longer matter.
+    const double horizon = *std::min_element(queue_free_.begin() + 4, queue_free_.end());
+    while (!hbm_busy_.empty() && hbm_busy_.begin()->second < horizon) hbm_busy_.erase(hbm_busy_.begin());
+    double t = earliest;
+    auto it = hbm_busy_.upper_bound(t);
+    if (it != hbm_busy_.begin() && std::prev(it)->second > t) t = std::prev(it)->second;
+    while (it != hbm_busy_.end() && it->first < t + dur) {
+      t = std::max(t, it->second);
+      ++it;
+    }
+    auto prev = hbm_busy_.lower_bound(t);
+    if (prev != hbm_busy_.begin() && std::prev(prev)->second == t) {  // extend the interval that ends where this starts
+      std::prev(prev)->second = t + dur;
+    } else {
+      hbm_busy_.emplace(t, t + dur);
+    }
+    return t + dur;
+  }
+
+  void run(std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (const auto* l = std::get_if<ir::LoopOp>(&k_.body[i])) {
+        const std::size_t stop = static_cast<std::size_t>(l->end);
+        const std::int64_t trip = k_.loops[static_cast<std::size_t>(l->loop)].trip;
+        for (std::int64_t it = 0; it < trip; ++it) {
+          loop_[static_cast<std::size_t>(l->loop)] = it;
+          run(i + 1, stop);
+        }
+        i = stop;
+        continue;
+      }
+      step(i);
+    }
+  }
+
+  Box box_of(const ir::Access& a) const {
+    Box b(a.indices.size());
+    for (std::size_t d = 0; d < a.indices.size(); ++d) {
+      const ir::IndexExpr& e = a.indices[d];
+      std::int64_t lo = e.constant, hi = e.constant;
+      for (const ir::Term& term : e.terms) {
+        if (term.sym.kind == ir::Sym::Kind::axis) {
+          const std::int64_t ext = a.shape.at(static_cast<std::size_t>(term.sym.index)) - 1;
+          (term.coeff >= 0 ? hi : lo) += term.coeff * ext;
+        } else {
+          const auto& vals = term.sym.kind == ir::Sym::Kind::loop ? loop_ : pid_;
+          const std::int64_t v = term.coeff * vals.at(static_cast<std::size_t>(term.sym.index));
+          lo += v;
+          hi += v;
+        }
+      }
+      b[d] = {lo, hi};
+    }
+    return b;
+  }
+  Box whole(int tensor) const {
+    Box b;
+    for (std::int64_t s : k_.tensors[static_cast<std::size_t>(tensor)].shape) b.push_back({0, s - 1});
+    return b;
+  }
+
+  struct Ready {
+    double at = 0;
+    void need(double t) { at = std::max(at, t); }
+  };
+
+  double dep_latency(Engine consumer) const {
+    return consumer == Engine::dma ? 0.0 : static_cast<double>(kDependencyCycles) / (ghz_of(t_, consumer) * 1e3);
+  }
+
+  /** Readiness from earlier accesses of `tensor` overlapping `box`: writes only for a read, any for a write. */
+  void tensor_deps(int tensor, const Box& box, bool write, int queue, double lat, Ready& r) const {
+    const TensorHistory& h = hist_[static_cast<std::size_t>(tensor)];
+    r.need(write ? h.floor_any : h.floor_write);
+    for (const HistEntry& e : h.recent) {
+      if (!write && !e.write) continue;
+      if (!overlap(e.box, box)) continue;
+      r.need(e.end + (e.queue == queue ? 0.0 : lat));
+    }
+  }
+
+  /**
+   * The DMA queue for a transfer ready at `ready`: of the queues free by then, the one that
+   * became free last (so queues free early stay free for transfers ready early); otherwise the
+   * one free first.
+   */
+  int pick_dma_queue(double ready) const {
+    int best = -1, first = 4;
+    for (int q = 4; q < 4 + t_.dma_queues; ++q) {
+      const double f = queue_free_[static_cast<std::size_t>(q)];
+      if (f < queue_free_[static_cast<std::size_t>(first)]) first = q;
+      if (f <= ready && (best < 0 || f > queue_free_[static_cast<std::size_t>(best)])) best = q;
+    }
+    return best >= 0 ? best : first;
+  }
+
+  void step(std::size_t at) {
+    const ir::Op& op = k_.body[at];
+    if (const auto* l = std::get_if<ir::LoadOp>(&op); l && !has_[at]) {  // a view of an on-chip tensor
+      Box b = box_of(l->src);
+      Ready r;
+      tensor_deps(l->src.tensor, b, false, -1, 0.0, r);
+      tile_end_[static_cast<std::size_t>(l->result)] = r.at;
+      tile_queue_[static_cast<std::size_t>(l->result)] = -1;
+      view_[static_cast<std::size_t>(l->result)] = std::pair{l->src.tensor, std::move(b)};
+      return;
+    }
+    if (const auto* a = std::get_if<ir::AllocOp>(&op);
+        a && k_.tensors[static_cast<std::size_t>(a->tensor)].memory == ir::Memory::psum) {
+      // A PSUM tensor allocated again (in a loop) takes the next of the 8 banks: no hazard with the last one's uses.
+      hist_[static_cast<std::size_t>(a->tensor)] = TensorHistory{};
+    }
+    if (!has_[at]) return;
+    if (std::holds_alternative<ir::StoreOp>(op) && fused_[at] < at) return;  // done by its producer
+
+    const Instruction& in = instr_[at];
+    const double lat = dep_latency(in.engine);
+    int queue = static_cast<int>(in.engine);
+    Ready r;
+    const bool port = t_.vector_gpsimd_share_sbuf_port && (in.engine == Engine::vector || in.engine == Engine::gpsimd);
+    if (port) r.need(port_free_);
+
+    // What the instruction reads and writes.
+    std::vector<int> tiles = ir::tiles_read(op);
+    std::vector<std::pair<int, Box>> reads, writes;
+    for (int tile : tiles) {
+      const std::size_t ti = static_cast<std::size_t>(tile);
+      r.need(tile_end_[ti] + (tile_queue_[ti] == queue ? 0.0 : (tile_end_[ti] > 0 ? lat : 0.0)));
+      if (view_[ti]) reads.push_back(*view_[ti]);
+    }
+    auto add_store = [&](const ir::StoreOp& s) {
+      Box b = box_of(s.dst);
+      if (s.accumulate) reads.push_back({s.dst.tensor, b});
+      writes.push_back({s.dst.tensor, std::move(b)});
+    };
+    if (const auto* l = std::get_if<ir::LoadOp>(&op)) reads.push_back({l->src.tensor, box_of(l->src)});
+    if (const auto* s = std::get_if<ir::StoreOp>(&op)) add_store(*s);
+    if (const auto* a = std::get_if<ir::AllocOp>(&op)) writes.push_back({a->tensor, whole(a->tensor)});
+    if (fused_[at] > at) add_store(std::get<ir::StoreOp>(k_.body[fused_[at]]));
+    for (const auto& [tensor, box] : reads) tensor_deps(tensor, box, false, queue, lat, r);
+    for (const auto& [tensor, box] : writes) tensor_deps(tensor, box, true, queue, lat, r);
+    if (in.engine == Engine::dma) queue = pick_dma_queue(r.at);  // DMA has no semaphore latency: the queue did not matter above
+    r.need(queue_free_[static_cast<std::size_t>(queue)]);
+
+    const double start = r.at;
+    double end = start + in.duration_us;
+    if (in.engine == Engine::dma) {
+      end = std::max(end, reserve_hbm(start + t_.dma_fixed_us, static_cast<double>(in.dma_bytes) / hbm_bytes_per_us_));
+      out_.dma_bytes += in.dma_bytes;
+    }
+    queue_free_[static_cast<std::size_t>(queue)] = end;
+    if (port) port_free_ = end;
+    EngineUse& use = out_.engines[static_cast<std::size_t>(in.engine)];
+    use.busy_us += end - start;
+    ++use.instructions;
+    if (keep_) out_.events.push_back({queue, at, instance_, start, end});
+
+    const int def = ir::tile_defined(op);
+    if (def >= 0) {
+      tile_end_[static_cast<std::size_t>(def)] = end;
+      tile_queue_[static_cast<std::size_t>(def)] = queue;
+      view_[static_cast<std::size_t>(def)].reset();
+    }
+    for (auto& [tensor, box] : reads) hist_[static_cast<std::size_t>(tensor)].add({std::move(box), end, false, queue});
+    for (auto& [tensor, box] : writes) hist_[static_cast<std::size_t>(tensor)].add({std::move(box), end, true, queue});
+  }
+};
+
+}  // namespace
+
+ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores, const TargetSpec& t, bool keep_events) {
+  ProfileReport rep;
+  rep.kernel = k.name;
+  rep.target = t.name;
+  const std::size_t n = k.body.size();
+  std::vector<Instruction> instr(n);
+  std::vector<bool> has(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    has[i] = instruction_of(k, i, t, instr[i]);
+    rep.ops.emplace_back(op_label(k.body[i]));
+    rep.op_locs.push_back(op_loc(k.body[i]));
+  }
+  // An op whose result goes straight into an on-chip tensor (the next op stores it there and
+  // nothing else reads it) writes the tensor itself: that store is no instruction of its own.
+  // Covers buf[...] = nl::load(...) (one DMA), psum[...] += nl::matmul(...) (the matmul
+  // accumulates in PSUM) and buf[...] = a + b (the engine writes buf).
+  std::vector<std::size_t> fused(n);
+  for (std::size_t i = 0; i < n; ++i) fused[i] = i;
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    const int def = ir::tile_defined(k.body[i]);
+    const auto* s = std::get_if<ir::StoreOp>(&k.body[i + 1]);
+    if (def < 0 || !has[i] || s == nullptr || s->value != def || !s->mask.empty()) continue;
+    const ir::Memory dst = k.tensors.at(static_cast<std::size_t>(s->dst.tensor)).memory;
+    if (dst != ir::Memory::sbuf && dst != ir::Memory::psum) continue;
+    if (s->accumulate && !(std::holds_alternative<ir::MatmulOp>(k.body[i]) && dst == ir::Memory::psum)) continue;
+    bool used_elsewhere = false;
+    for (std::size_t j = 0; j < n && !used_elsewhere; ++j) {
+      if (j == i + 1) continue;
+      for (int tile : ir::tiles_read(k.body[j])) used_elsewhere |= tile == def;
+    }
+    if (used_elsewhere) continue;
+    fused[i] = i + 1;  // the producer points at its store, the store back at its producer
+    fused[i + 1] = i;
+  }
+
+  int active = 0;
+  for (const CoreWork& c : cores) active += c.instances.empty() ? 0 : 1;
+  const double share = t.hbm_gbps / std::max(1, active);
+  for (const CoreWork& c : cores) {
+    if (c.instances.empty()) continue;
+    CoreProfile& cp = rep.cores.emplace_back();
+    cp.nc = c.nc;
+    cp.instances = c.instances;
+    CoreScheduler(k, t, instr, has, fused, share, cp, keep_events).run_instances();
+  }
+
+  // FLOPs and the ideal Tensor engine time: per op, times how often it runs.
+  std::vector<double> runs(n, 0.0);
+  {
+    std::vector<double> mult{1.0};
+    for (std::size_t i = 0; i < n; ++i) {
+      if (const auto* l = std::get_if<ir::LoopOp>(&k.body[i])) {
+        mult.push_back(mult.back() * static_cast<double>(k.loops[static_cast<std::size_t>(l->loop)].trip));
+        continue;
+      }
+      if (std::holds_alternative<ir::LoopEndOp>(k.body[i])) {
+        mult.pop_back();
+        continue;
+      }
+      runs[i] = mult.back();
+    }
+  }
+  double instances = 0;
+  for (const CoreProfile& c : rep.cores) instances += static_cast<double>(c.instances.size());
+  double ideal_us = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    rep.flops += static_cast<std::int64_t>(static_cast<double>(instr[i].flops) * runs[i] * instances);
+    ideal_us += instr[i].ideal_tensor_us * runs[i] * instances;
+  }
+  for (const CoreProfile& c : rep.cores) {
+    rep.latency_us = std::max(rep.latency_us, c.latency_us);
+    rep.dma_bytes += c.dma_bytes;
+    for (const EngineUse& e : c.engines) rep.instructions += e.instructions;
+  }
+  if (rep.latency_us > 0) {
+    rep.hfu = ideal_us / (rep.latency_us * static_cast<double>(std::max<std::size_t>(1, rep.cores.size())));
+    rep.dma_gbps = static_cast<double>(rep.dma_bytes) / (rep.latency_us * 1e3);
+  }
+  return rep;
+}
+
+}  // namespace nki::sim
