@@ -358,6 +358,8 @@ Stats stats() {
   return s;
 }
 
+void forget_loaded() { forget_compiled_programs(); }
+
 std::int64_t clear() {
   const auto n = static_cast<std::int64_t>(list().size());
   std::error_code ec;

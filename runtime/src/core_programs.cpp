@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "spmd_guard_rails.h"
+#include "nki/spmd_guard_rails.h"
 
 namespace nki {
 

@@ -7,7 +7,7 @@
 #include "nki/ir/passes.h"
 #include "nki/kernel.h"
 #include "nki/trace.h"
-#include "spmd_guard_rails.h"
+#include "nki/spmd_guard_rails.h"
 
 namespace nki {
 

@@ -1,5 +1,5 @@
 /** \file SPMD guard rails: rank constants in the IR, and one artifact per kernel IR across cores. */
-#include "spmd_guard_rails.h"
+#include "nki/spmd_guard_rails.h"
 
 #include <fmt/format.h>
 

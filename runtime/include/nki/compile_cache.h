@@ -35,6 +35,9 @@ struct EntryInfo {
 };
 std::vector<EntryInfo> list();
 
+/** Drops this process's memo of loaded artifacts, so the next launch reads the directory again. */
+void forget_loaded();
+
 /** Removes every entry and resets the counters; returns how many entries there were. */
 std::int64_t clear();
 

@@ -1,0 +1,71 @@
+/** \file `nki compile` and `nki cache list | stats | clear [--json]`. */
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_fixture.h"
+
+using clitest::run_cli;
+
+TEST_CASE("nki compile: MPMD by default with a hint to pass --spmd, SPMD with --spmd, then reuse") {
+  test::FreshCache cache;
+  const std::vector<std::string> args{"compile", "tensor_add_nc2", "--shape", "512x1024", "--shape", "512x1024",
+                                      "--dtype", "bf16"};
+  const clitest::CliResult m = run_cli(args);
+  CHECK(m.status == 0);
+  CHECK(m.err.find("nki compile: compiling MPMD, one artifact per core; pass --spmd to compile one artifact that every "
+                   "core shares\n") != std::string::npos);
+  CHECK(m.out.starts_with("tensor_add: MPMD on 2 cores, grid spmd_dim(2,nc(2)),2: 2 artifacts compiled, 0 reused\n  NC0 "));
+  std::vector<std::string> spmd = args;
+  spmd.push_back("--spmd");
+  const clitest::CliResult s1 = run_cli(spmd);
+  CHECK(s1.status == 0);
+  CHECK(s1.err.empty());
+  CHECK(s1.out.starts_with("tensor_add: SPMD on 2 cores, grid spmd_dim(2,nc(2)),2: 1 artifact compiled, 0 reused\n"));
+  const clitest::CliResult s2 = run_cli(spmd);
+  CHECK(s2.out.starts_with("tensor_add: SPMD on 2 cores, grid spmd_dim(2,nc(2)),2: 0 artifacts compiled, 1 reused\n"));
+
+  const clitest::CliResult st = run_cli({"cache", "stats", "--json"});
+  CHECK(st.status == 0);
+  const nlohmann::json j = nlohmann::json::parse(st.out);
+  CHECK(j.at("entries").get<int>() == 3);
+  CHECK(j.at("compiles").get<int>() == 3);
+  CHECK(j.at("misses").get<int>() == 3);
+  CHECK(j.at("hits").get<int>() == 0);  // the second SPMD compile found it in memory
+  CHECK(j.at("bytes").get<std::int64_t>() > 0);
+
+  const clitest::CliResult list = run_cli({"cache", "list", "--json"});
+  const nlohmann::json l = nlohmann::json::parse(list.out);
+  REQUIRE(l.at("entries").size() == 3);
+  int spmd_entries = 0;
+  for (const auto& e : l.at("entries")) {
+    CHECK(e.at("kernel") == "tensor_add");
+    CHECK(e.at("key").get<std::string>().size() == 16);
+    spmd_entries += e.at("mode") == "spmd" ? 1 : 0;
+  }
+  CHECK(spmd_entries == 1);
+
+  const clitest::CliResult cleared = run_cli({"cache", "clear"});
+  CHECK(cleared.status == 0);
+  CHECK(cleared.out == fmt::format("removed 3 entries from {}\n", nki::cache::directory().string()));
+  const nlohmann::json after = nlohmann::json::parse(run_cli({"cache", "stats", "--json"}).out);
+  CHECK(after.at("entries").get<int>() == 0);
+  CHECK(after.at("compiles").get<int>() == 0);
+}
+
+TEST_CASE("nki compile refuses bad input with one line and exit 2") {
+  test::FreshCache cache;
+  const clitest::CliResult unknown = run_cli({"compile", "no_such_kernel", "--shape", "4x4"});
+  CHECK(unknown.status == 2);
+  CHECK(unknown.err == "nki compile: err_unknown_kernel: unknown kernel \"no_such_kernel\"; known kernels: matmul, "
+                       "tensor_add, tensor_add_nc2\n");
+  const clitest::CliResult count = run_cli({"compile", "tensor_add", "--shape", "512x1024"});
+  CHECK(count.status == 2);
+  CHECK(count.err == "nki compile: tensor_add: err_argument_count: takes 2 arguments (--input or --shape), 1 given\n");
+  const clitest::CliResult shape = run_cli({"compile", "tensor_add", "--shape", "512xx", "--shape", "512x1024"});
+  CHECK(shape.status == 2);
+  CHECK(shape.err == "nki compile: err_invalid_shape: --shape \"512xx\": \"\" is not a positive size; expected sizes "
+                     "joined by x, e.g. 16x16\n");
+  const clitest::CliResult dtype = run_cli({"compile", "tensor_add", "--shape", "4x4", "--shape", "4x4", "--dtype", "f64"});
+  CHECK(dtype.status == 2);
+  CHECK(dtype.err.starts_with("nki compile: err_unknown_dtype: unknown --dtype \"f64\"; expected one of fp32, bf16"));
+  CHECK(nki::cache::stats().entries == 0);
+}
