@@ -58,6 +58,24 @@ int run_nki(const std::vector<std::string>& args, const fs::path& dir, const std
   return pid;
 }
 
+/** A child process that takes an exclusive flock on `lock` and waits; returns once it holds it. */
+pid_t hold_lock_in_child(const fs::path& lock) {
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
+    ::flock(fd, LOCK_EX);
+    const char c = 1;
+    (void)::write(ready[1], &c, 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char c = 0;
+  REQUIRE(::read(ready[0], &c, 1) == 1);
+  return child;
+}
+
 int wait_status(int pid) {
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -163,19 +181,7 @@ TEST_CASE("a compiler killed while holding the lock does not block the next one"
   // A child takes the key's lock in the fresh directory and is killed while holding it.
   compile_scale(k, nki::DType::bf16);  // creates the versioned layout
   const fs::path lock = version_root(cache.dir().path()) / "locks" / (key + ".lock");
-  int ready[2];
-  REQUIRE(::pipe(ready) == 0);
-  const pid_t child = ::fork();
-  if (child == 0) {
-    const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
-    ::flock(fd, LOCK_EX);
-    const char c = 1;
-    (void)::write(ready[1], &c, 1);
-    ::pause();
-    ::_exit(0);
-  }
-  char c = 0;
-  REQUIRE(::read(ready[0], &c, 1) == 1);
+  const pid_t child = hold_lock_in_child(lock);
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
   ::setenv("NKI_CACHE_LOCK_TIMEOUT", "10", 1);
@@ -196,19 +202,7 @@ TEST_CASE("a waiter gives up after the lock timeout, naming the key it waited fo
   nki::cache::set_directory(cache.dir().path());
   compile_scale(k, nki::DType::bf16);
   const fs::path lock = version_root(cache.dir().path()) / "locks" / (key + ".lock");
-  int ready[2];
-  REQUIRE(::pipe(ready) == 0);
-  const pid_t child = ::fork();
-  if (child == 0) {
-    const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
-    ::flock(fd, LOCK_EX);
-    const char c = 1;
-    (void)::write(ready[1], &c, 1);
-    ::pause();
-    ::_exit(0);
-  }
-  char c = 0;
-  REQUIRE(::read(ready[0], &c, 1) == 1);
+  const pid_t child = hold_lock_in_child(lock);
   ::setenv("NKI_CACHE_LOCK_TIMEOUT", "0.3", 1);
   const std::string msg = test::user_error_of([&] { compile_scale(k, nki::DType::fp32); });
   ::unsetenv("NKI_CACHE_LOCK_TIMEOUT");
