@@ -89,6 +89,10 @@ NpyArray read_npy(const std::string& path) {
   if (!in) bad(path, "cannot open the file for reading");
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) bad(path, "cannot read the file");
+  return parse_npy(bytes, path);
+}
+
+NpyArray parse_npy(std::string_view bytes, const std::string& path) {
   static constexpr char kMagic[] = "\x93NUMPY";
   if (bytes.empty()) bad(path, "is empty, not a .npy file");
   if (std::memcmp(bytes.data(), kMagic, std::min<std::size_t>(bytes.size(), 6)) != 0) {
@@ -115,7 +119,7 @@ NpyArray read_npy(const std::string& path) {
     bad(path, fmt::format("truncated .npy header: the header needs {} bytes, the file has {}", header_start + header_len,
                           bytes.size()));
   }
-  const std::string header = bytes.substr(header_start, header_len);
+  const std::string header(bytes.substr(header_start, header_len));
 
   const std::string descr = header_value(path, header, "descr");
   const NpyType* type = nullptr;
