@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <new>
 
@@ -16,6 +18,14 @@ constexpr std::int64_t kAlign = 64;
 constexpr std::int64_t kMaxCachedBytes = std::int64_t{2} << 30;
 }  // namespace
 
+std::int64_t host_memory_bytes() {
+  static const std::int64_t bytes = [] {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : std::int64_t{1} << 62;
+  }();
+  return bytes;
+}
+
 Hbm::Hbm(std::int64_t capacity_bytes) : capacity_(capacity_bytes) {}
 
 Hbm::~Hbm() {
@@ -23,11 +33,13 @@ Hbm::~Hbm() {
 }
 
 std::shared_ptr<std::byte> Hbm::allocate(std::int64_t bytes) {
-  const std::int64_t rounded = std::max<std::int64_t>(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
+  // Compared before rounding up, so a request near 2^63 bytes cannot wrap.
+  const std::int64_t rounded =
+      bytes > capacity_ ? bytes : std::max<std::int64_t>(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
   std::byte* p = nullptr;
   {
     std::lock_guard lock(mu_);
-    if (in_use_ + rounded > capacity_) {
+    if (rounded > capacity_ - in_use_) {
       throw UserError("err_hbm_out_of_memory", "", {},
                       fmt::format("allocating {} bytes of HBM would exceed the chip's {} bytes ({} in use)", bytes,
                                   capacity_, in_use_));
@@ -36,6 +48,11 @@ std::shared_ptr<std::byte> Hbm::allocate(std::int64_t bytes) {
       p = it->second;
       free_blocks_.erase(it);
       free_bytes_ -= rounded;
+    }
+    if (p == nullptr && rounded > host_memory_bytes()) {
+      throw UserError("err_host_out_of_memory", "", {},
+                      fmt::format("allocating {} bytes of simulated HBM would exhaust the host's {} bytes of memory",
+                                  bytes, host_memory_bytes()));
     }
     in_use_ += rounded;
   }

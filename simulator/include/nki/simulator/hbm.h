@@ -10,6 +10,9 @@
 
 namespace nki::sim {
 
+/** The host's physical memory in bytes: simulated HBM and every launch's bookkeeping live in it. */
+std::int64_t host_memory_bytes();
+
 /**
  * Allocates tensor storage against the chip's HBM capacity. Freed blocks are kept
  * for reuse by size (as a device arena would), so repeated launches do not pay the
@@ -22,7 +25,11 @@ class Hbm : public std::enable_shared_from_this<Hbm> {
   Hbm(const Hbm&) = delete;
   Hbm& operator=(const Hbm&) = delete;
 
-  /** A block of `bytes`; its contents are undefined (as device memory is). Throws nki::UserError when full. */
+  /**
+   * A block of `bytes`; its contents are undefined (as device memory is). Throws nki::UserError
+   * before allocating when the chip's HBM is full (err_hbm_out_of_memory) or the block alone
+   * is larger than the host's memory (err_host_out_of_memory), naming the bytes.
+   */
   std::shared_ptr<std::byte> allocate(std::int64_t bytes);
 
   std::int64_t capacity() const { return capacity_; }
