@@ -8,7 +8,7 @@
 #include "nki/interrupt.h"
 #include "nki/ir/kernel_ir.h"
 #include "nki/ir/passes.h"
-#include "nki/simulator/hbm.h"
+#include "nki/simulator/host_memory.h"
 #include "nki/kernel.h"
 #include "bounds_check.h"
 #include "core_workers.h"

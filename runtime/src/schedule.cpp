@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "nki/error.h"
-#include "nki/simulator/hbm.h"
+#include "nki/simulator/host_memory.h"
 
 namespace nki {
 

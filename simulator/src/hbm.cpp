@@ -3,8 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <new>
 
@@ -17,14 +15,6 @@ constexpr std::int64_t kAlign = 64;
 /// Free blocks kept for reuse are bounded so an idle device does not pin host memory.
 constexpr std::int64_t kMaxCachedBytes = std::int64_t{2} << 30;
 }  // namespace
-
-std::int64_t host_memory_bytes() {
-  static const std::int64_t bytes = [] {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : std::int64_t{1} << 62;
-  }();
-  return bytes;
-}
 
 Hbm::Hbm(std::int64_t capacity_bytes) : capacity_(capacity_bytes) {}
 

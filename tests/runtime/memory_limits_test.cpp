@@ -1,7 +1,7 @@
 /** \file Grids and shapes too large for memory are refused, naming the bytes, before anything is allocated. */
 #include "nki/kernels.h"
 #include "nki/schedule.h"
-#include "nki/simulator/hbm.h"
+#include "nki/simulator/host_memory.h"
 #include "test_support.h"
 
 namespace nl = nki::language;

@@ -8,10 +8,9 @@
 #include <mutex>
 #include <vector>
 
-namespace nki::sim {
+#include "nki/simulator/host_memory.h"
 
-/** The host's physical memory in bytes: simulated HBM and every launch's bookkeeping live in it. */
-std::int64_t host_memory_bytes();
+namespace nki::sim {
 
 /**
  * Allocates tensor storage against the chip's HBM capacity. Freed blocks are kept
