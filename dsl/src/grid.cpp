@@ -10,9 +10,28 @@
 
 namespace nki {
 
+namespace {
+
+/** n * m, or err_grid_too_large naming the grid (spelled by `grid()`) when the product does not fit 64 bits. */
+template <class Spelling>
+std::int64_t grid_product(std::int64_t n, std::int64_t m, const Spelling& grid) {
+  std::int64_t out = 0;
+  if (__builtin_mul_overflow(n, m, &out)) {
+    throw UserError("err_grid_too_large", "", {},
+                    fmt::format("grid \"{}\" has more instances than fit in 64 bits", grid()));
+  }
+  return out;
+}
+
+std::string factors_str(const std::vector<GridFactor>& factors);
+
+}  // namespace
+
 std::int64_t GridAxis::size() const {
   std::int64_t n = 1;
-  for (const GridFactor& f : factors) n *= f.size;
+  for (const GridFactor& f : factors) {
+    n = grid_product(n, f.size, [&] { return factors_str(factors); });
+  }
   return n;
 }
 
@@ -24,7 +43,7 @@ std::vector<std::int64_t> GridSpec::logical_shape() const {
 
 std::int64_t GridSpec::instances() const {
   std::int64_t n = 1;
-  for (const GridAxis& a : axes) n *= a.size();
+  for (const GridAxis& a : axes) n = grid_product(n, a.size(), [&] { return str(); });
   return n;
 }
 
@@ -32,7 +51,7 @@ std::int64_t GridSpec::nc_cores() const {
   std::int64_t n = 1;
   for (const GridAxis& a : axes)
     for (const GridFactor& f : a.factors)
-      if (f.nc) n *= f.size;
+      if (f.nc) n = grid_product(n, f.size, [&] { return str(); });
   return n;
 }
 
@@ -40,17 +59,19 @@ static std::string factor_str(const GridFactor& f) {
   return f.nc ? fmt::format("nc({})", f.size) : fmt::format("{}", f.size);
 }
 
+namespace {
+/** One axis in NKI spelling: "4", "nc(2)" or "spmd_dim(2,nc(2))". */
+std::string factors_str(const std::vector<GridFactor>& factors) {
+  if (factors.size() == 1) return factor_str(factors[0]);
+  std::vector<std::string> fs;
+  for (const GridFactor& f : factors) fs.push_back(factor_str(f));
+  return fmt::format("spmd_dim({})", fmt::join(fs, ","));
+}
+}  // namespace
+
 std::string GridSpec::str() const {
   std::vector<std::string> parts;
-  for (const GridAxis& a : axes) {
-    if (a.factors.size() == 1) {
-      parts.push_back(factor_str(a.factors[0]));
-    } else {
-      std::vector<std::string> fs;
-      for (const GridFactor& f : a.factors) fs.push_back(factor_str(f));
-      parts.push_back(fmt::format("spmd_dim({})", fmt::join(fs, ",")));
-    }
-  }
+  for (const GridAxis& a : axes) parts.push_back(factors_str(a.factors));
   return fmt::format("{}", fmt::join(parts, ","));
 }
 
@@ -69,6 +90,8 @@ class GridParser {
     while (accept(',')) spec.axes.push_back(axis());
     skip_space();
     if (pos_ != text_.size()) fail("',' or the end");
+    spec.instances();  // a grid whose size overflows is refused here, as err_grid_too_large
+    spec.nc_cores();
     return spec;
   }
 

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <signal.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "mesh_command.h"
 #include "profile_command.h"
 #include "nki/simulator/target.h"
+#include "nki/interrupt.h"
 #include "nki/npy.h"
 #include "pending_file.h"
 
@@ -64,6 +66,38 @@ std::string schedule_json(const std::string& kernel, const LaunchResult& r) {
   return j.dump(2) + "\n";
 }
 
+/**
+ * While alive, SIGINT asks the launch to stop (nki::request_interrupt) instead of killing
+ * the process, so `nki run` can remove its temporaries and exit with 130. The handler is
+ * one-shot: a second SIGINT kills the process as usual.
+ */
+class SigintStopsLaunch {
+ public:
+  SigintStopsLaunch() {
+    clear_interrupt();
+    struct sigaction sa {};
+    sa.sa_handler = [](int) { request_interrupt(); };
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = static_cast<int>(SA_RESETHAND);
+    installed_ = ::sigaction(SIGINT, &sa, &previous_) == 0;
+  }
+  ~SigintStopsLaunch() {
+    if (installed_) ::sigaction(SIGINT, &previous_, nullptr);
+    clear_interrupt();
+  }
+  SigintStopsLaunch(const SigintStopsLaunch&) = delete;
+  SigintStopsLaunch& operator=(const SigintStopsLaunch&) = delete;
+
+  /** Throws nki::Interrupted when SIGINT arrived: between steps that do not poll on their own. */
+  static void check() {
+    if (interrupt_requested()) throw Interrupted("interrupted before the outputs were written");
+  }
+
+ private:
+  struct sigaction previous_ {};
+  bool installed_ = false;
+};
+
 int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& out) {
   const RegisteredKernel* k = registry.find(a.kernel);
   if (k == nullptr) {
@@ -95,11 +129,18 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
                     fmt::format("--schedule and --output name the same file \"{}\"", a.output));
   }
 
+  // Claim the output files before any work (reading inputs included): an unwritable path
+  // fails now, and nothing partial is left whatever fails later.
+  PendingFile output(a.output);
+  std::optional<PendingFile> schedule;
+  if (a.schedule) schedule.emplace(*a.schedule);
+
   std::vector<NpyArray> arrays;
   std::vector<Shape> shapes;
   for (const std::string& path : a.inputs) {
     arrays.push_back(read_npy(path));
     shapes.push_back(arrays.back().shape);
+    SigintStopsLaunch::check();
   }
   const GridSpec expected = k->default_grid(shapes);  // validates the shapes
   GridSpec grid = expected;
@@ -107,11 +148,6 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
     grid = *requested_grid;
     check_grid_fits(*k, grid, expected, shapes);
   }
-
-  // Claim the output files before any work: an unwritable path fails now, and nothing partial is left.
-  PendingFile output(a.output);
-  std::optional<PendingFile> schedule;
-  if (a.schedule) schedule.emplace(*a.schedule);
 
   sim::Device device(a.target, 2);
   std::vector<Tensor> args;
@@ -125,7 +161,9 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
   }
   arrays.clear();
 
+  SigintStopsLaunch::check();
   const LaunchResult r = k->kernel.launch(grid).with({executor, &device, a.checked}).run(args);
+  SigintStopsLaunch::check();
   if (a.dump_ir) out << r.ir_text;
   if (r.outputs.empty()) throw UserError("err_no_output", k->name, {}, "the kernel returns no tensor to write");
   const Tensor& c = r.outputs.front();
@@ -134,6 +172,7 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
   output.write(is_integer(c.dtype()) ? encode_npy(c.shape(), c.to_values(), c.dtype())
                                      : encode_npy(c.shape(), c.to_floats()));
   if (schedule) schedule->write(schedule_json(k->name, r));
+  SigintStopsLaunch::check();
   output.commit();
   if (schedule) schedule->commit();
   return 0;
@@ -220,7 +259,11 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
     if (cache_cmd.parsed()) return cache_cmd.run(out);
     if (compile_cmd.parsed()) return compile_cmd.run(registry, out, err);
     if (profile.parsed()) return profile.run(out);
+    const SigintStopsLaunch sigint;
     return run_kernel(ra, registry, out);
+  } catch (const Interrupted&) {
+    err << command << ": interrupted (SIGINT): every core stopped, no output was written\n";
+    return kExitInterrupted;
   } catch (const UserError& e) {
     err << command << ": " << one_line(e.what()) << "\n";
     return kExitBadInput;

@@ -5,8 +5,10 @@
 #include <exception>
 #include <optional>
 
+#include "nki/interrupt.h"
 #include "nki/ir/kernel_ir.h"
 #include "nki/ir/passes.h"
+#include "nki/simulator/host_memory.h"
 #include "nki/kernel.h"
 #include "nki/simulator/capacity.h"
 #include "bounds_check.h"
@@ -63,10 +65,43 @@ void refuse_aliased_writes(const ir::KernelIR& ir, const std::vector<Tensor>& ar
 }
 
 /**
- * Runs every core's instances, each busy core on a thread of its own. The first failure
- * stops every core before its next batch and is rethrown with its core and instances.
+ * Every busy core allocates the kernel's per-instance tensors (SBUF, PSUM, private HBM) for
+ * itself: refuses, before any is allocated, a launch whose private HBM does not fit in the
+ * chip's free HBM or whose per-instance tensors would exhaust the host's memory.
  */
-void run_on_cores(const std::vector<std::shared_ptr<const Program>>& programs,
+void refuse_per_instance_overflow(const ir::KernelIR& ir, const std::vector<CoreSchedule>& cores,
+                                  const sim::Device& device) {
+  std::int64_t busy = 0;
+  for (const CoreSchedule& c : cores) busy += c.instances.empty() ? 0 : 1;
+  __int128 hbm = 0, all = 0;  // bytes per core
+  for (const ir::TensorDecl& t : ir.tensors) {
+    if (!ir::is_per_instance(t.memory)) continue;
+    const __int128 bytes = static_cast<__int128>(shape_elements(t.shape)) * dtype_bytes(t.dtype);
+    all += bytes;
+    if (t.memory == ir::Memory::private_hbm) hbm += bytes;
+  }
+  const std::int64_t free_hbm = device.hbm().capacity() - device.hbm().bytes_in_use();
+  if (hbm * busy > free_hbm) {
+    throw UserError("err_hbm_out_of_memory", ir.name, {},
+                    fmt::format("its private_hbm tensors take {} bytes on each of {} NeuronCore{} ({} bytes), more "
+                                "than the {} bytes of HBM free",
+                                hbm, busy, busy == 1 ? "" : "s", hbm * busy, free_hbm));
+  }
+  if (all * busy > sim::host_memory_bytes()) {
+    throw UserError("err_host_out_of_memory", ir.name, {},
+                    fmt::format("its per-instance tensors take {} bytes on each of {} NeuronCore{} ({} bytes), more "
+                                "than the host's {} bytes of memory",
+                                all, busy, busy == 1 ? "" : "s", all * busy, sim::host_memory_bytes()));
+  }
+}
+
+/**
+ * Runs every core's instances, each busy core on a thread of its own. The first failure
+ * stops every core before its next batch and is rethrown with its core and instances;
+ * so does an interrupt request (nki::Interrupted). Every core's thread has returned
+ * before this does.
+ */
+void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<const Program>>& programs,
                   const std::vector<TensorBinding>& bindings, const std::vector<CoreSchedule>& cores) {
   std::vector<const CoreSchedule*> busy;
   for (const CoreSchedule& c : cores)
@@ -78,6 +113,11 @@ void run_on_cores(const std::vector<std::shared_ptr<const Program>>& programs,
     const auto& ids = core.instances;
     for (std::size_t i = 0; i < ids.size();) {
       if (stop.load(std::memory_order_relaxed)) return;
+      if (interrupt_requested()) {
+        stop = true;
+        throw Interrupted(fmt::format("the launch of {} was interrupted: NC{} stopped before instance {}",
+                                      kernel, core.nc, pid_str(ids[i])));
+      }
       const std::size_t n = consecutive_run(ids, i);
       try {
         runner->run_batch(ids[i], static_cast<std::int64_t>(n));
@@ -157,6 +197,7 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
 
   refuse_aliased_writes(ir, args);
   sim::check_capacity(ir, device.spec());  // the live SBUF/PSUM of an instance fits one core
+  refuse_per_instance_overflow(ir, result.cores, device);
 
   // One program per core: SPMD cores share one artifact; MPMD cores each get their own.
   std::vector<std::shared_ptr<const Program>> programs(result.cores.size());
@@ -192,7 +233,7 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
 
   // Checked mode keeps launch-wide state (who wrote what) in its one program.
   if (options_.checked) programs.front()->begin_launch(bindings);
-  run_on_cores(programs, bindings, result.cores);
+  run_on_cores(ir.name, programs, bindings, result.cores);
   if (options_.checked) programs.front()->end_launch(bindings);
 
   for (int id : ir.outputs) result.outputs.push_back(*storage[static_cast<std::size_t>(id)]);

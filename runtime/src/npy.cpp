@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "nki/error.h"
+#include "nki/simulator/host_memory.h"
 
 namespace nki {
 
@@ -85,10 +86,20 @@ NpyArray read_npy(const std::string& path) {
   const auto status = std::filesystem::status(path, ec);
   if (status.type() == std::filesystem::file_type::not_found) bad(path, "no such file");
   if (status.type() == std::filesystem::file_type::directory) bad(path, "is a directory, not a .npy file");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > static_cast<std::uintmax_t>(sim::host_memory_bytes())) {
+    throw UserError("err_host_out_of_memory", "", {},
+                    fmt::format("{}: reading the file needs {} bytes, more than the host's {} bytes of memory", path,
+                                size, sim::host_memory_bytes()));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) bad(path, "cannot open the file for reading");
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) bad(path, "cannot read the file");
+  return parse_npy(bytes, path);
+}
+
+NpyArray parse_npy(std::string_view bytes, const std::string& path) {
   static constexpr char kMagic[] = "\x93NUMPY";
   if (bytes.empty()) bad(path, "is empty, not a .npy file");
   if (std::memcmp(bytes.data(), kMagic, std::min<std::size_t>(bytes.size(), 6)) != 0) {
@@ -115,7 +126,7 @@ NpyArray read_npy(const std::string& path) {
     bad(path, fmt::format("truncated .npy header: the header needs {} bytes, the file has {}", header_start + header_len,
                           bytes.size()));
   }
-  const std::string header = bytes.substr(header_start, header_len);
+  const std::string header(bytes.substr(header_start, header_len));
 
   const std::string descr = header_value(path, header, "descr");
   const NpyType* type = nullptr;
@@ -148,7 +159,16 @@ NpyArray read_npy(const std::string& path) {
     bad(path, fmt::format("has {} bytes after the data of shape {} of {} ({} bytes); the file is not a single array",
                           have - want, shape_str(out.shape), type->numpy_name, want));
   }
-  static_assert(std::endian::native == std::endian::little, ".npy little-endian data is read as native values");
+  // The array is held twice (exact values and fp32) beside the file's bytes.
+  const std::int64_t held = n * static_cast<std::int64_t>(sizeof(double) + sizeof(float));
+  if (held > sim::host_memory_bytes() - static_cast<std::int64_t>(bytes.size())) {
+    throw UserError("err_host_out_of_memory", "", {},
+                    fmt::format("{}: reading shape {} of {} needs {} bytes besides the file's {}, more than the host's "
+                                "{} bytes of memory",
+                                path, shape_str(out.shape), type->numpy_name, held, bytes.size(),
+                                sim::host_memory_bytes()));
+  }
+    static_assert(std::endian::native == std::endian::little, ".npy little-endian data is read as native values");
   out.dtype = type->dtype;
   const char* src = bytes.data() + data_start;
   out.values.resize(static_cast<std::size_t>(n));

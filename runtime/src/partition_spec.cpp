@@ -141,7 +141,11 @@ class Parser {
 };
 
 std::string axis_repr(const MeshAxis& a) {
-  if (const auto* name = std::get_if<std::string>(&a)) return fmt::format("'{}'", *name);
+  // As Python's repr: single quotes unless the name holds one. The parser has no escapes,
+  // so a name never holds both kinds and the repr always parses back to the same name.
+  if (const auto* name = std::get_if<std::string>(&a)) {
+    return name->find('\'') == std::string::npos ? fmt::format("'{}'", *name) : fmt::format("\"{}\"", *name);
+  }
   return std::to_string(std::get<int>(a));
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "nki/error.h"
+#include "nki/simulator/host_memory.h"
 
 namespace nki {
 
@@ -22,11 +23,21 @@ std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores
                     fmt::format("grid \"{}\" spreads over {} NeuronCores but the device has {}", grid.str(), needed,
                                 device_cores));
   }
+  // Placement keeps one id vector per instance: refuse a grid whose ids alone would not fit in memory.
+  const std::int64_t total = grid.instances();
+  const std::int64_t per_instance =
+      static_cast<std::int64_t>(sizeof(std::vector<std::int64_t>) + grid.axes.size() * sizeof(std::int64_t));
+  if (total > sim::host_memory_bytes() / per_instance) {
+    throw UserError("err_grid_too_large", kernel, {},
+                    fmt::format("grid \"{}\" has {} instances; placing them on cores needs {} bytes, more than the "
+                                "host's {} bytes of memory",
+                                grid.str(), total, static_cast<__int128>(total) * per_instance,
+                                sim::host_memory_bytes()));
+  }
   std::vector<CoreSchedule> cores(static_cast<std::size_t>(device_cores));
   for (int c = 0; c < device_cores; ++c) cores[c].nc = c;
 
   const std::vector<std::int64_t> shape = grid.logical_shape();
-  const std::int64_t total = grid.instances();
   std::vector<std::int64_t> pid(shape.size(), 0);
   for (std::int64_t n = 0; n < total; ++n) {
     // Core = row-major combination of the nc factor indices of this instance, built from the

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "nki/error.h"
 
 namespace nki {
@@ -15,6 +17,11 @@ Tensor::Tensor(Shape shape, DType dtype, const sim::Device& device)
                       fmt::format("tensor shape {} has a dimension of size {}; sizes must be positive",
                                   shape_str(shape_), d));
     }
+  }
+  if (elements() > INT64_MAX / dtype_bytes(dtype_)) {
+    throw UserError("err_invalid_shape", "", {},
+                    fmt::format("tensor shape {} of {} has more bytes than fit in 64 bits", shape_str(shape_),
+                                dtype_name(dtype_)));
   }
   data_ = device.hbm().allocate(bytes());
 }

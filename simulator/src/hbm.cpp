@@ -23,11 +23,13 @@ Hbm::~Hbm() {
 }
 
 std::shared_ptr<std::byte> Hbm::allocate(std::int64_t bytes) {
-  const std::int64_t rounded = std::max<std::int64_t>(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
+  // Compared before rounding up, so a request near 2^63 bytes cannot wrap.
+  const std::int64_t rounded =
+      bytes > capacity_ ? bytes : std::max<std::int64_t>(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
   std::byte* p = nullptr;
   {
     std::lock_guard lock(mu_);
-    if (in_use_ + rounded > capacity_) {
+    if (rounded > capacity_ - in_use_) {
       throw UserError("err_hbm_out_of_memory", "", {},
                       fmt::format("allocating {} bytes of HBM would exceed the chip's {} bytes ({} in use)", bytes,
                                   capacity_, in_use_));
@@ -36,6 +38,11 @@ std::shared_ptr<std::byte> Hbm::allocate(std::int64_t bytes) {
       p = it->second;
       free_blocks_.erase(it);
       free_bytes_ -= rounded;
+    }
+    if (p == nullptr && rounded > host_memory_bytes()) {
+      throw UserError("err_host_out_of_memory", "", {},
+                      fmt::format("allocating {} bytes of simulated HBM would exhaust the host's {} bytes of memory",
+                                  bytes, host_memory_bytes()));
     }
     in_use_ += rounded;
   }

@@ -31,6 +31,9 @@ struct NpyArray {
  */
 NpyArray read_npy(const std::string& path);
 
+/** The array in `bytes`, the contents of a .npy file; errors as read_npy's, naming `path`. */
+NpyArray parse_npy(std::string_view bytes, const std::string& path);
+
 /** The bytes of a float32 .npy (format 1.0) holding `values` of `shape`. */
 std::string encode_npy(const Shape& shape, std::span<const float> values);
 

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <vector>
 
+#include "nki/simulator/host_memory.h"
+
 namespace nki::sim {
 
 /**
@@ -22,7 +24,11 @@ class Hbm : public std::enable_shared_from_this<Hbm> {
   Hbm(const Hbm&) = delete;
   Hbm& operator=(const Hbm&) = delete;
 
-  /** A block of `bytes`; its contents are undefined (as device memory is). Throws nki::UserError when full. */
+  /**
+   * A block of `bytes`; its contents are undefined (as device memory is). Throws nki::UserError
+   * before allocating when the chip's HBM is full (err_hbm_out_of_memory) or the block alone
+   * is larger than the host's memory (err_host_out_of_memory), naming the bytes.
+   */
   std::shared_ptr<std::byte> allocate(std::int64_t bytes);
 
   std::int64_t capacity() const { return capacity_; }
