@@ -227,7 +227,13 @@ CompileOutcome load_or_build(const CompileRequest& r, const std::string& key_tex
     count(1, 0, 0);
     return {p, false, key};
   }
-  build_entry(entry, r, key_text);
+  try {
+    build_entry(entry, r, key_text);
+  } catch (const std::runtime_error& e) {  // a full disk, a quota, a failing linker: the cache is as it was
+    throw UserError("err_cache_write_failed", r.ir->name, {},
+                    fmt::format("cannot write cache entry {} in {}: {}; nothing of it was kept", key,
+                                version_root().string(), e.what()));
+  }
   compiles.fetch_add(1);
   count(0, 1, 1);
   try {

@@ -24,6 +24,8 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cstdio>
+#include <stdexcept>
 #include <climits>
 #include <mutex>
 
@@ -812,6 +814,15 @@ class KernelBuilder {
 
 }  // namespace
 
+namespace {
+void write_object(const std::string& path, const char* data, std::size_t size) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) throw std::runtime_error(fmt::format("cannot create {}", path));
+  const bool ok = std::fwrite(data, 1, size, f) == size;
+  if (std::fclose(f) != 0 || !ok) throw std::runtime_error(fmt::format("cannot write {} (disk full?)", path));
+}
+}  // namespace
+
 KernelPlan build_kernel_object(const ir::KernelIR& ir, const std::vector<std::int64_t>& pid_base,
                                const std::string& object_path) {
   // Halide's lowering and LLVM share global state: build one kernel at a time.
@@ -821,7 +832,10 @@ KernelPlan build_kernel_object(const ir::KernelIR& ir, const std::vector<std::in
     KernelBuilder b(ir, pid_base);
     KernelPlan plan = b.plan();
     Halide::Module m = b.module();
-    m.compile({{Halide::OutputFileType::object, object_path}});
+    // Compiled in memory and written by us: LLVM aborts the process when its own file output
+    // fails (a full disk), where a checked write can report it.
+    const Halide::Buffer<uint8_t> object = m.compile_to_buffer();
+    write_object(object_path, reinterpret_cast<const char*>(object.data()), static_cast<std::size_t>(object.size_in_bytes()));
     return plan;
   } catch (const Halide::Error& e) {  // a kernel the validator accepted must compile
     throw InternalError(fmt::format("{}: Halide could not compile the kernel: {}", ir.name, e.what()));

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -264,4 +265,34 @@ TEST_CASE("MPMD compiles one artifact per core, and the launch still computes th
   CHECK(s.compiled == 1);
   CHECK(s.artifact_keys.size() == 1);
   CHECK(test::first_difference(m.outputs[0], s.outputs[0]) == -1);
+}
+
+TEST_CASE("a full disk while writing a cache entry fails the compile cleanly and leaves the cache usable") {
+  test::FreshCache cache;
+  const nki::Kernel k = scale_kernel();
+  compile_scale(k, nki::DType::bf16);  // the shared runtime and the layout exist
+  const pid_t child = ::fork();
+  if (child == 0) {  // files may not grow past 1 KiB here: every write of the entry fails
+    const struct rlimit small{1024, 1024};
+    ::setrlimit(RLIMIT_FSIZE, &small);
+    ::signal(SIGXFSZ, SIG_IGN);
+    try {
+      compile_scale(k, nki::DType::fp32);
+    } catch (const nki::UserError& e) {
+      ::_exit(e.name() == "err_cache_write_failed" &&
+                      std::string(e.what()).find("; nothing of it was kept") != std::string::npos
+                  ? 0
+                  : 2);
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(4);
+  }
+  CHECK(wait_status(child) == 0);
+  const fs::path root = version_root(cache.dir().path());
+  CHECK(fs::is_empty(root / "tmp"));
+  CHECK(nki::cache::stats().entries == 1);  // only the bf16 entry
+  const nki::CompileReport r = compile_scale(k, nki::DType::fp32);  // with room again: compiles
+  CHECK(r.compiled == 1);
+  CHECK(nki::cache::stats().entries == 2);
 }
