@@ -229,6 +229,10 @@ CompileOutcome load_or_build(const CompileRequest& r, const std::string& key_tex
   }
   try {
     build_entry(entry, r, key_text);
+  } catch (const UserError&) {  // the kernel's own limits (err_tensor_too_large ...)
+    throw;
+  } catch (const InternalError&) {
+    throw;
   } catch (const std::runtime_error& e) {  // a full disk, a quota, a failing linker: the cache is as it was
     throw UserError("err_cache_write_failed", r.ir->name, {},
                     fmt::format("cannot write cache entry {} in {}: {}; nothing of it was kept", key,
