@@ -34,6 +34,7 @@
 #include "halide_lowering.h"
 #include "kernel_plan.h"
 #include "program.h"
+#include "storage_type.h"
 
 namespace nki {
 
@@ -43,25 +44,7 @@ using Halide::Expr;
 using Halide::Func;
 using Halide::Var;
 
-Halide::Type storage_type(DType t) {
-  // 16-bit and 8-bit floats are handled as raw bits: the conversions below are ours, bit-exact
-  // on every CPU (Halide's own float16 casts do not keep NaN on every path).
-  switch (t) {
-    case DType::fp32: return Halide::Float(32);
-    case DType::bf16:
-    case DType::fp16: return Halide::UInt(16);
-    case DType::fp8_e4m3:
-    case DType::fp8_e5m2:
-    case DType::uint8:
-    case DType::boolean: return Halide::UInt(8);
-    case DType::int8: return Halide::Int(8);
-    case DType::int16: return Halide::Int(16);
-    case DType::int32: return Halide::Int(32);
-    case DType::uint16: return Halide::UInt(16);
-    case DType::uint32: return Halide::UInt(32);
-  }
-  throw InternalError(fmt::format("no storage type for dtype {}", static_cast<int>(t)));
-}
+Halide::Type storage_type(DType t) { return Halide::Type(storage_halide_type(t)); }
 
 /** Tile values travel as fp32, except 32-bit integers, which need fp64 to stay exact (as double in the interpreter). */
 Halide::Type value_type(DType t) {
