@@ -358,4 +358,12 @@ double load_element(const void* src, DType t) {
   return 0.0;
 }
 
+void fill_elements(void* dst, DType t, std::int64_t count, double v) {
+  unsigned char one[8];
+  store_element(one, t, v);
+  const auto bytes = static_cast<std::size_t>(dtype_bytes(t));
+  auto* out = static_cast<unsigned char*>(dst);
+  for (std::int64_t i = 0; i < count; ++i) std::memcpy(out + static_cast<std::size_t>(i) * bytes, one, bytes);
+}
+
 }  // namespace nki

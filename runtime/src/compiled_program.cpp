@@ -109,11 +109,7 @@ class CompiledRunner final : public CoreRunner {
   void fill(int tensor) {
     const ir::TensorDecl& t = ir_.tensors[static_cast<std::size_t>(tensor)];
     const TensorBinding& b = tensors_[static_cast<std::size_t>(tensor)];
-    const std::int64_t n = shape_elements(t.shape);
-    const int bytes = dtype_bytes(t.dtype);
-    std::vector<std::byte> one(static_cast<std::size_t>(bytes));
-    store_element(one.data(), t.dtype, *t.fill);
-    for (std::int64_t i = 0; i < n; ++i) std::memcpy(b.data + i * bytes, one.data(), static_cast<std::size_t>(bytes));
+    fill_elements(b.data, t.dtype, shape_elements(t.shape), *t.fill);
   }
 
   void call_step(std::size_t s, std::int64_t count) {

@@ -23,8 +23,7 @@ namespace {
 
 /** Every element of `t` set to `v` (zeros / ones / full in shared_hbm, before any instance runs). */
 void fill_tensor(Tensor& t, double v) {
-  const int bytes = dtype_bytes(t.dtype());
-  for (std::int64_t i = 0; i < t.elements(); ++i) store_element(t.data() + i * bytes, t.dtype(), v);
+  fill_elements(t.data(), t.dtype(), t.elements(), v);
 }
 
 std::string pid_str(const std::vector<std::int64_t>& pid) { return fmt::format("[{}]", fmt::join(pid, ",")); }

@@ -282,8 +282,7 @@ class ReferenceRunner final : public CoreRunner {
     const ir::TensorDecl& t = ir_.tensors[static_cast<std::size_t>(op.tensor)];
     if (!t.fill) return;
     const TensorBinding& b = tensors_[static_cast<std::size_t>(op.tensor)];
-    const std::int64_t n = shape_elements(t.shape);
-    for (std::int64_t i = 0; i < n; ++i) store_element(b.data + i * dtype_bytes(t.dtype), t.dtype, *t.fill);
+    fill_elements(b.data, t.dtype, shape_elements(t.shape), *t.fill);
   }
 
   static bool is_identity(const ir::ActivationOp& op) {

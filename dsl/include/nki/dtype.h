@@ -74,6 +74,8 @@ float fp8_e5m2_bits_to_float(std::uint8_t bits);
 double round_to_dtype(double v, DType t);
 /** Writes `v` converted to `t` into `dst`, which holds one element of type `t`. */
 void store_element(void* dst, DType t, double v);
+/** Sets `count` consecutive elements of type `t` at `dst` to `v` (converted once, as store_element). */
+void fill_elements(void* dst, DType t, std::int64_t count, double v);
 /** Reads one element of type `t` at `src` (exact). */
 double load_element(const void* src, DType t);
 
