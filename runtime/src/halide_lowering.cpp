@@ -340,8 +340,6 @@ class Lowerer {
     return inputs_.emplace(key, p).first->second;
   }
 
-  const ir::KernelIR& ir() const { return k_; }
-
  private:
   const ir::KernelIR& k_;
   std::vector<Func> tiles_;
