@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 
 namespace nki {
@@ -363,7 +364,15 @@ void fill_elements(void* dst, DType t, std::int64_t count, double v) {
   store_element(one, t, v);
   const auto bytes = static_cast<std::size_t>(dtype_bytes(t));
   auto* out = static_cast<unsigned char*>(dst);
-  for (std::int64_t i = 0; i < count; ++i) std::memcpy(out + static_cast<std::size_t>(i) * bytes, one, bytes);
+  const std::size_t total = static_cast<std::size_t>(count) * bytes;
+  if (total == 0) return;
+  // Every fresh PSUM tile and accumulator is filled: keep it at memset speed.
+  if (std::all_of(one, one + bytes, [](unsigned char b) { return b == 0; })) {
+    std::memset(out, 0, total);
+    return;
+  }
+  std::memcpy(out, one, bytes);
+  for (std::size_t done = bytes; done < total; done *= 2) std::memcpy(out + done, out, std::min(done, total - done));
 }
 
 }  // namespace nki

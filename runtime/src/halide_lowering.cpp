@@ -660,6 +660,10 @@ class KernelBuilder {
     Halide::RDom r(0, static_cast<int>(st[0]), "k");
     acc(n, m, j) = Expr(0.0f);
     acc(n, m, j) = acc(n, m, j) + stf(m, r, j) * mvf(n, r, j);
+    // The operands widened once per matmul, whole vectors at a time (M and N are the inner axes).
+    const Shape& res = ir_->tiles[static_cast<std::size_t>(op.result)].shape;
+    if (res[0] % lanes_ == 0) stf.vectorize(a, lanes_);
+    if (res[1] % lanes_ == 0) mvf.vectorize(a, lanes_);
     stages.push_back(stf);
     stages.push_back(mvf);
     contraction = {acc, r};
