@@ -58,14 +58,14 @@ int main() {
     const nki::Tensor lhsT = random_bf16({128, 64}, 1), rhs = random_bf16({128, 512}, 2);
     failed += step("matmul_basic", nk::matmul_basic(), {}, lhsT, rhs);
   }
-  // Steps 2-5 on [1024 x 1024] @ [1024 x 2048]: one M block, two N blocks, one K block.
-  const nki::Tensor lhsT = random_bf16({1024, 1024}, 3), rhs = random_bf16({1024, 2048}, 4);
+  // Steps 2-5 on [512 x 512] @ [512 x 2048]: one M block, two N blocks, one K block.
+  const nki::Tensor lhsT = random_bf16({512, 512}, 3), rhs = random_bf16({512, 2048}, 4);
   failed += step("matmul_tiled", nk::matmul_tiled(), {}, lhsT, rhs);
   failed += step("matmul_hoist_load", nk::matmul_hoist_load(), {}, lhsT, rhs);
   failed += step("matmul_block_free_dimension", nk::matmul_block_free_dimension(), {}, lhsT, rhs);
   failed += step("matmul_fully_optimized", nk::matmul_fully_optimized(), {}, lhsT, rhs);
   // The last step split over the two NeuronCores of a trn2 logical core: one N block each.
-  const nk::MatmulBlocks blocks{.tiles_m = 8, .tiles_n = 2, .tiles_k = 8};
+  const nk::MatmulBlocks blocks{.tiles_m = 4, .tiles_n = 2, .tiles_k = 4};
   const nki::GridSpec two_cores = nk::matmul_fully_optimized_grid({lhsT.shape(), rhs.shape()}, blocks, 2);
   failed += step("matmul_fully_optimized nc(2)", nk::matmul_fully_optimized(blocks), two_cores, lhsT, rhs);
   if (failed != 0) {
