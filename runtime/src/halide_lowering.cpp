@@ -704,6 +704,20 @@ class KernelBuilder {
                              : op.kind == ir::ReduceKind::min ? ir::BinaryKind::minimum
                                                               : ir::BinaryKind::add;
     acc(v) = binary_raw(combine, prev, x);
+    // Rows are independent and each row's walk is serial: vectorize across a vector of rows (the
+    // partition axis), the walk outside it, so no element's order changes but the add latency of
+    // one row no longer bounds the loop.
+    const std::size_t rank = v.size() - 1;
+    const Shape out_shape = ir_->tiles[static_cast<std::size_t>(op.result)].shape;
+    if (rank >= 1 && out_shape[0] % lanes_ == 0) {
+      const Var rows = v[rank - 1];
+      std::vector<Halide::VarOrRVar> order{rows};
+      for (int q = 0; q < r.dimensions(); ++q) order.emplace_back(r[q]);
+      for (std::size_t q = 0; q + 1 < rank; ++q) order.emplace_back(v[q]);
+      order.emplace_back(v[rank]);
+      acc.vectorize(rows, lanes_);
+      acc.update().reorder(order).vectorize(rows, lanes_);
+    }
     stages.push_back(acc);
     Expr result = acc(v);
     if (op.kind == ir::ReduceKind::mean) {
