@@ -11,12 +11,18 @@
  *                                  per core). Counter GBps = (bytes read + written) / time.
  *   stream_bf16_add_2threads       the STREAM-style baseline (bench/bf16_add_rows.cpp) on the same
  *                                  number of elements, two threads. Counter GBps as above.
+ *   matmul_over_openblas           the kernel and sgemm alternated in one loop: counter ratio =
+ *                                  kernel GFLOP/s / OpenBLAS GFLOP/s on the same machine moment.
+ *   softmax_over_stream /          the kernel and the STREAM add alternated: ratio = kernel GB/s /
+ *   rmsnorm_over_stream            STREAM GB/s.
  * Each kernel is checked once against its host reference (allclose) before it is timed.
  */
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -134,21 +140,86 @@ void rmsnorm_nc2(benchmark::State& state) {
 }
 BENCHMARK(rmsnorm_nc2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+/** The STREAM-style bf16 add c = a + b, half the elements on a second thread. */
+void stream_add_2threads(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b, std::vector<std::uint16_t>& c) {
+  const std::size_t n = a.size(), half = n / 2;
+  std::thread t([&] { nki_bench::bf16_add_rows(a.data() + half, b.data() + half, c.data() + half, n - half); });
+  nki_bench::bf16_add_rows(a.data(), b.data(), c.data(), half);
+  t.join();
+  benchmark::DoNotOptimize(c.data());
+}
+
 void stream_bf16_add_2threads(benchmark::State& state) {
   const std::size_t n = static_cast<std::size_t>(kRows * kCols);
   std::vector<std::uint16_t> a(n, 0x3f80), b(n, 0x4000), c(n);
-  const std::size_t half = n / 2;
-  for (auto _ : state) {
-    std::thread t([&] { nki_bench::bf16_add_rows(a.data() + half, b.data() + half, c.data() + half, n - half); });
-    nki_bench::bf16_add_rows(a.data(), b.data(), c.data(), half);
-    t.join();
-    benchmark::DoNotOptimize(c.data());
-  }
+  for (auto _ : state) stream_add_2threads(a, b, c);
   if (c[0] != 0x4040) throw std::runtime_error("stream_bf16_add_2threads: 1 + 2 != 3");
   state.counters["GBps"] = benchmark::Counter(static_cast<double>(3 * n * 2), benchmark::Counter::kIsIterationInvariantRate,
                                               benchmark::Counter::kIs1000);
 }
 BENCHMARK(stream_bf16_add_2threads)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+
+/**
+ * `kernel` and `baseline` alternated in one loop (which goes first alternates too), so both see the
+ * same machine: counter `ratio` = baseline time / kernel time, the kernel's throughput as a
+ * fraction of the baseline's on the same work.
+ */
+void alternate(benchmark::State& state, const std::function<void()>& kernel, const std::function<void()>& baseline,
+               double baseline_work_per_kernel_work) {
+  using clock = std::chrono::steady_clock;
+  double kernel_s = 0, baseline_s = 0;
+  bool kernel_first = true;
+  auto timed = [](const std::function<void()>& f) {
+    const auto t0 = clock::now();
+    f();
+    return std::chrono::duration<double>(clock::now() - t0).count();
+  };
+  for (auto _ : state) {
+    if (kernel_first) {
+      kernel_s += timed(kernel);
+      baseline_s += timed(baseline);
+    } else {
+      baseline_s += timed(baseline);
+      kernel_s += timed(kernel);
+    }
+    kernel_first = !kernel_first;
+  }
+  state.counters["ratio"] = baseline_s / baseline_work_per_kernel_work / kernel_s;
+}
+
+void matmul_over_openblas(benchmark::State& state) {
+  const MatmulInputs& in = matmul_inputs();
+  const nki::GridSpec grid = nk::matmul_fully_optimized_grid({in.lhsT.shape(), in.rhs.shape()}, nk::MatmulBlocks{}, 2);
+  const nki::Kernel k = nk::matmul_fully_optimized(nk::MatmulBlocks{});
+  std::vector<float> out(static_cast<std::size_t>(kMatmulSize * kMatmulSize));
+  openblas_set_num_threads(2);
+  alternate(state, [&] { benchmark::DoNotOptimize(k.launch(grid).run({in.lhsT, in.rhs})); }, [&] { sgemm(in, out); }, 1.0);
+}
+BENCHMARK(matmul_over_openblas)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(6);
+
+/** A row kernel against the STREAM add on as many elements: ratio of GB/s (bytes each moves per element). */
+void row_kernel_over_stream(benchmark::State& state, const nki::Kernel& k, const std::vector<nki::Tensor>& args) {
+  const nki::GridSpec grid{{nl::spmd_dim(1, nl::nc(2))}};
+  const std::size_t n = static_cast<std::size_t>(kRows * kCols);
+  std::vector<std::uint16_t> a(n, 0x3f80), b(n, 0x4000), c(n);
+  std::int64_t kernel_bytes = kRows * kCols * 2;
+  for (const nki::Tensor& t : args) kernel_bytes += static_cast<std::int64_t>(t.bytes());
+  alternate(state, [&] { benchmark::DoNotOptimize(k.launch(grid).run(args)); }, [&] { stream_add_2threads(a, b, c); },
+            static_cast<double>(3 * n * 2) / static_cast<double>(kernel_bytes));
+}
+
+void softmax_over_stream(benchmark::State& state) {
+  row_kernel_over_stream(state, nk::softmax(), {nki::Tensor::from_floats({kRows, kCols}, nl::bfloat16, ramp(kRows * kCols, 3))});
+}
+BENCHMARK(softmax_over_stream)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+
+void rmsnorm_over_stream(benchmark::State& state) {
+  row_kernel_over_stream(state, nk::rmsnorm(),
+                         {nki::Tensor::from_floats({kRows, kCols}, nl::bfloat16, ramp(kRows * kCols, 4)),
+                          nki::Tensor::from_floats({1, kCols}, nl::bfloat16, ramp(kCols, 5))});
+}
+BENCHMARK(rmsnorm_over_stream)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(20);
 
 }  // namespace
 

@@ -659,7 +659,10 @@ class KernelBuilder {
     mvf(a, kk, j) = f32(low_.tile(op.moving)(a, kk, j));      // [K, N]: Halide (n, k)
     Halide::RDom r(0, static_cast<int>(st[0]), "k");
     acc(n, m, j) = Expr(0.0f);
-    acc(n, m, j) = acc(n, m, j) + stf(m, r, j) * mvf(n, r, j);
+    // One fused multiply-add per product (rounded once), as the interpreter's std::fma. LLVM's
+    // fma intrinsic is exact whatever strict_float says, and its per-lane calls vectorize.
+    acc(n, m, j) = Halide::Internal::Call::make(Halide::Float(32), "llvm.fma.f32", {stf(m, r, j), mvf(n, r, j), acc(n, m, j)},
+                                                Halide::Internal::Call::PureExtern);
     // The operands widened once per matmul, whole vectors at a time (M and N are the inner axes).
     const Shape& res = ir_->tiles[static_cast<std::size_t>(op.result)].shape;
     if (res[0] % lanes_ == 0) stf.vectorize(a, lanes_);

@@ -358,11 +358,10 @@ class ReferenceRunner final : public CoreRunner {
     const std::vector<double>& b = tiles_[static_cast<std::size_t>(op.moving)];
     const std::int64_t K = st[0], M = st[1], N = mv[1];
     compute(op.result, op.mask, [&](const std::vector<std::int64_t>& c) {
+      // PSUM accumulation: one fused multiply-add per product, rounded once, k ascending from 0.
       float acc = 0.0f;
-      for (std::int64_t k = 0; k < K; ++k) {
-        const float p = f32(a[static_cast<std::size_t>(k * M + c[0])]) * f32(b[static_cast<std::size_t>(k * N + c[1])]);
-        acc = acc + p;
-      }
+      for (std::int64_t k = 0; k < K; ++k)
+        acc = std::fma(f32(a[static_cast<std::size_t>(k * M + c[0])]), f32(b[static_cast<std::size_t>(k * N + c[1])]), acc);
       return static_cast<double>(std::isnan(acc) ? std::numeric_limits<float>::quiet_NaN() : acc);
     });
   }

@@ -1,4 +1,4 @@
-/** \file matmul / nc_matmul into PSUM (fp32, k ascending from 0.0f), PSUM += accumulation, a tiled matmul. */
+/** \file matmul / nc_matmul into PSUM (fp32 fma, k ascending from 0.0f), PSUM += accumulation, a tiled matmul. */
 #include "lang_support.h"
 
 namespace nl = nki::language;
@@ -7,7 +7,7 @@ using nki::DType;
 
 namespace {
 
-/** result[m, n] = sum over k ascending of st[k * M + m] * mv[k * N + n] in fp32 from 0.0f. */
+/** result[m, n] = sum over k ascending of st[k * M + m] * mv[k * N + n], one fp32 fma per product, from 0.0f. */
 std::vector<float> host_matmul(const std::vector<float>& st, const std::vector<float>& mv, std::int64_t k_, std::int64_t m_,
                                std::int64_t n_) {
   std::vector<float> out(static_cast<std::size_t>(m_ * n_));
@@ -15,7 +15,7 @@ std::vector<float> host_matmul(const std::vector<float>& st, const std::vector<f
     for (std::int64_t n = 0; n < n_; ++n) {
       float acc = 0.0f;
       for (std::int64_t k = 0; k < k_; ++k)
-        acc = lt::fadd(acc, lt::fmul(st[static_cast<std::size_t>(k * m_ + m)], mv[static_cast<std::size_t>(k * n_ + n)]));
+        acc = std::fma(st[static_cast<std::size_t>(k * m_ + m)], mv[static_cast<std::size_t>(k * n_ + n)], acc);
       out[static_cast<std::size_t>(m * n_ + n)] = acc;
     }
   return out;
@@ -25,7 +25,7 @@ std::vector<double> to_double(const std::vector<float>& v) { return {v.begin(), 
 
 }  // namespace
 
-TEST_CASE("isa::nc_matmul computes stationary^T @ moving in fp32, k ascending") {
+TEST_CASE("isa::nc_matmul computes stationary^T @ moving with fp32 fma, k ascending") {
   // st [K, M], mv [K, N] -> psum [M, N] fp32 -> nl::copy -> stored fp32
   const nki::Kernel k = nki::jit("nc_matmul", [](nl::tensor st, nl::tensor mv) {
     auto out = nl::ndarray({st.shape()[1], mv.shape()[1]}, nl::float32, nl::shared_hbm, "out");
@@ -187,7 +187,7 @@ TEST_CASE("the tutorial's tiled matmul: affine_range over K accumulating in PSUM
           for (std::int64_t t = 0; t < kk / 128; ++t) {
             float part = 0.0f;
             for (std::int64_t q = t * 128; q < (t + 1) * 128; ++q)
-              part = lt::fadd(part, lt::fmul(lv[static_cast<std::size_t>(q * mm + m)], rv[static_cast<std::size_t>(q * nn + n)]));
+              part = std::fma(lv[static_cast<std::size_t>(q * mm + m)], rv[static_cast<std::size_t>(q * nn + n)], part);
             acc = lt::fadd(acc, part);
           }
           want[static_cast<std::size_t>(m * nn + n)] = rd(acc, dt);
