@@ -536,6 +536,30 @@ class KernelBuilder {
   };
 
   /**
+   * A read of a tensor the kernel writes needs no snapshot when the ops right after it (no loop
+   * boundary, no write of that tensor in between) are its only readers and all computed into
+   * scratch (matmul, transpose, reduce): they read it before anything can change it. The matmul
+   * operands of NKI's blocked kernels are such reads.
+   */
+  static bool read_in_place(const ir::KernelIR& k, std::size_t at, const ir::LoadOp& load) {
+    int readers = 0;
+    for (const ir::Op& op : k.body) {
+      for (int t : ir::tiles_read(op)) readers += t == load.result;
+    }
+    for (std::size_t i = at + 1; i < k.body.size() && readers > 0; ++i) {
+      const ir::Op& op = k.body[i];
+      if (std::holds_alternative<ir::LoopOp>(op) || std::holds_alternative<ir::LoopEndOp>(op)) return false;
+      if (const auto* s = std::get_if<ir::StoreOp>(&op); s && s->dst.tensor == load.src.tensor) return false;
+      if (const auto* a = std::get_if<ir::AllocOp>(&op); a && a->tensor == load.src.tensor) return false;
+      int here = 0;
+      for (int t : ir::tiles_read(op)) here += t == load.result;
+      if (here > 0 && !is_materialized_kind(op)) return false;
+      readers -= here;
+    }
+    return readers == 0;
+  }
+
+  /**
    * Tiles computed into scratch at their place in the program: matmul, reduce and transpose
    * results; reads of tensors the kernel writes (a snapshot, so later writes cannot change
    * what was read); tiles used inside a deeper loop than they were made in (computed once,
@@ -546,7 +570,8 @@ class KernelBuilder {
     std::vector<bool> m(k.tiles.size(), false);
     std::vector<int> made_in(k.tiles.size(), -1), uses(k.tiles.size(), 0);
     std::vector<int> open;
-    for (const ir::Op& op : k.body) {
+    for (std::size_t i = 0; i < k.body.size(); ++i) {
+      const ir::Op& op = k.body[i];
       if (const auto* l = std::get_if<ir::LoopOp>(&op)) {
         open.push_back(l->loop);
         continue;
@@ -566,7 +591,8 @@ class KernelBuilder {
       if (is_materialized_kind(op)) m[static_cast<std::size_t>(t)] = true;
       if (const auto* l = std::get_if<ir::LoadOp>(&op)) {
         const ir::TensorDecl& src = k.tensors[static_cast<std::size_t>(l->src.tensor)];
-        if (stores[static_cast<std::size_t>(l->src.tensor)] > 0 || ir::is_per_instance(src.memory))
+        if ((stores[static_cast<std::size_t>(l->src.tensor)] > 0 || ir::is_per_instance(src.memory)) &&
+            !read_in_place(k, i, *l))
           m[static_cast<std::size_t>(t)] = true;
       }
     }
