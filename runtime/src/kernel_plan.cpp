@@ -35,7 +35,8 @@ std::string plan_outline(const KernelPlan& plan) {
     switch (s.kind) {
       case StepPlan::Kind::loop:
         out += fmt::format("{}for loop{} = {} step {}, {}:\n", indent, s.loop, s.first, s.stride,
-                           s.trip < 0 ? std::string("every iteration") : fmt::format("{} times", s.trip));
+                           s.trip < 0 ? std::string("every iteration")
+                                      : fmt::format("{} time{}", s.trip, s.trip == 1 ? "" : "s"));
         indent += "  ";
         break;
       case StepPlan::Kind::loop_end:

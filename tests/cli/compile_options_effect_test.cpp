@@ -122,8 +122,8 @@ TEST_CASE("nki compile: layer_unroll_factor unrolls the outermost loop in the lo
     return test::read_bytes((dir.path() / sub / "artifacts" / key / "lowered.stmt").string());
   };
   CHECK(lowered("rolled", k_rolled).starts_with("for loop0 = 0 step 1, every iteration:\n"));
-  CHECK(lowered("by2", k_by2).starts_with("for loop0 = 0 step 2, 1 times:\n"));
-  CHECK(lowered("fsdp", k_fsdp).starts_with("for loop0 = 0 step 2, 1 times:\n"));
+  CHECK(lowered("by2", k_by2).starts_with("for loop0 = 0 step 2, 1 time:\n"));
+  CHECK(lowered("fsdp", k_fsdp).starts_with("for loop0 = 0 step 2, 1 time:\n"));
   CHECK(lowered("by2", k_by2).find("(loop0 + 1)") != std::string::npos);
   CHECK(lowered("rolled", k_rolled).find("(loop0 + 1)") == std::string::npos);
   const nlohmann::json o = nlohmann::json::parse(test::read_bytes(dir.file("fsdp/options.json")));

@@ -96,7 +96,7 @@ TEST_CASE("the unroll factor is in the cache key and in the lowered code") {
   CHECK(u.starts_with("for loop0 = 0 step 2, 2 times:\n"
                       "  nki_unroll_rows_store_1 -> store4  (loop0 + 0)\n"
                       "  nki_unroll_rows_store_2 -> store4  (loop0 + 1)\n"
-                      "for loop0 = 4 step 1, 1 times:\n"
+                      "for loop0 = 4 step 1, 1 time:\n"
                       "  nki_unroll_rows_store_1 -> store4\n"));
   // Halide's lowered statement of the second copy reads one iteration further: 128 rows x 16 = 2048 elements on.
   CHECK(u.find("func nki_unroll_rows_store_2 (tensor0, loop0, ") != std::string::npos);
