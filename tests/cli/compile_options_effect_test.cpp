@@ -107,25 +107,30 @@ TEST_CASE("nki compile: layer_unroll_factor unrolls the outermost loop in the lo
   const clitest::CliResult rolled = run_cli(with(kMatmul, {"--spmd", "--output", dir.file("rolled")}));
   const clitest::CliResult fsdp =
       run_cli(with(kMatmul, {"--spmd", "--distribution-strategy", "fsdp", "--output", dir.file("fsdp")}));
-  const clitest::CliResult by2 =
-      run_cli(with(kMatmul, {"--spmd", "--layer-unroll-factor", "2", "--output", dir.file("by2")}));
+  // A user-set factor wins over the preset's: fsdp with --layer-unroll-factor 1 is the rolled artifact, reused.
+  const clitest::CliResult fsdp_rolled = run_cli(with(
+      kMatmul, {"--spmd", "--distribution-strategy", "fsdp", "--layer-unroll-factor", "1", "--output", dir.file("fsdp1")}));
   REQUIRE(rolled.status == 0);
   REQUIRE(fsdp.status == 0);
-  REQUIRE(by2.status == 0);
+  REQUIRE(fsdp_rolled.status == 0);
+  CHECK(rolled.out.find(": 1 artifact compiled, 0 reused\n") != std::string::npos);
+  CHECK(fsdp.out.find(": 1 artifact compiled, 0 reused\n") != std::string::npos);
+  CHECK(fsdp_rolled.out.find(": 0 artifacts compiled, 1 reused\n") != std::string::npos);
   const std::string k_rolled = entries(dir.path() / "rolled" / "artifacts").at(0);
   const std::string k_fsdp = entries(dir.path() / "fsdp" / "artifacts").at(0);
-  const std::string k_by2 = entries(dir.path() / "by2" / "artifacts").at(0);
   CHECK(k_rolled != k_fsdp);
-  CHECK(k_fsdp != k_by2);  // fsdp's 4 is keyed as 4, though a trip count of 2 unrolls the same
-  CHECK(by2.out.find("1 artifact compiled") != std::string::npos);
+  CHECK(entries(dir.path() / "fsdp1" / "artifacts").at(0) == k_rolled);
   auto lowered = [&](const char* sub, const std::string& key) {
     return test::read_bytes((dir.path() / sub / "artifacts" / key / "lowered.stmt").string());
   };
+  // fsdp's factor 4 on a loop of 2 iterations: two copies, no remainder.
   CHECK(lowered("rolled", k_rolled).starts_with("for loop0 = 0 step 1, every iteration:\n"));
-  CHECK(lowered("by2", k_by2).starts_with("for loop0 = 0 step 2, 1 time:\n"));
   CHECK(lowered("fsdp", k_fsdp).starts_with("for loop0 = 0 step 2, 1 time:\n"));
-  CHECK(lowered("by2", k_by2).find("(loop0 + 1)") != std::string::npos);
+  CHECK(lowered("fsdp", k_fsdp).find("(loop0 + 1)") != std::string::npos);
+  CHECK(lowered("fsdp", k_fsdp).find("for loop0 = 2") == std::string::npos);
   CHECK(lowered("rolled", k_rolled).find("(loop0 + 1)") == std::string::npos);
+  CHECK(test::read_bytes((dir.path() / "fsdp" / "artifacts" / k_fsdp / "key.txt").string()).find(
+            "\nlayer_unroll_factor 4\n") != std::string::npos);
   const nlohmann::json o = nlohmann::json::parse(test::read_bytes(dir.file("fsdp/options.json")));
   CHECK(o.at("layer_unroll_factor") == 4);
 }
