@@ -42,8 +42,8 @@ struct CompileReport {
 /**
  * Traces `launch`'s kernel for argument shapes and dtypes, places its grid on the world's
  * cores, and compiles into the cache what those cores need (SPMD: one artifact; MPMD: one
- * per busy core). Runs the SPMD guard rails and checks on-chip capacity; with
- * `estimate_latency`, estimates the placement's latency with the simulator's cost model.
+ * per busy core). Runs the SPMD guard rails; with `estimate_latency`, also checks on-chip
+ * capacity and estimates the placement's latency with the simulator's cost model.
  */
 CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
                       const CompileOptions& options = {});
