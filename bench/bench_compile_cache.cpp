@@ -7,6 +7,8 @@
  *   on_disk_hit           memo dropped, as in a new process: read and check the entry, dlopen it
  *   spmd_vs_mpmd/N        nki::compile of tensor_add on N cores (grid nc(N)) into an empty cache;
  *                         counters: artifacts compiled
+ *   matmul_unroll/F       cold compile of matmul [128, 128]^T @ [128, 2048] (outermost loop of 2
+ *                         iterations) with layer_unroll_factor F: 1 (rolled, the baseline) or 2
  * Every case checks once that the artifact computes a + b before timing.
  */
 #include <benchmark/benchmark.h>
@@ -115,6 +117,35 @@ BENCHMARK(BM_spmd_vs_mpmd)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1);
+
+void BM_matmul_unroll(benchmark::State& state) {
+  const int factor = static_cast<int>(state.range(0));
+  ScratchCache cache;
+  const nki::Kernel& k = nki::kernels::matmul_fully_optimized();
+  const std::vector<nki::Shape> shapes{{128, 128}, {128, 2048}};
+  {  // the unrolled artifact computes the interpreter's bytes
+    std::vector<float> lv(128 * 128), rv(128 * 2048);
+    for (std::size_t i = 0; i < lv.size(); ++i) lv[i] = static_cast<float>(i % 7) - 3.0f;
+    for (std::size_t i = 0; i < rv.size(); ++i) rv[i] = static_cast<float>(i % 11) - 5.0f;
+    const auto l = nki::Tensor::from_floats({128, 128}, nki::DType::fp32, lv);
+    const auto r = nki::Tensor::from_floats({128, 2048}, nki::DType::fp32, rv);
+    nki::LaunchOptions o;
+    o.layer_unroll_factor = factor;
+    const auto got = k.launch(nki::GridSpec{}).with(o).run({l, r}).outputs[0].to_floats();
+    o.executor = nki::Executor::reference;
+    if (got != k.launch(nki::GridSpec{}).with(o).run({l, r}).outputs[0].to_floats())
+      state.SkipWithError("the unrolled matmul differs from the interpreter");
+  }
+  nki::CompileOptions opt;
+  opt.layer_unroll_factor = factor;
+  for (auto _ : state) {
+    state.PauseTiming();
+    nki::cache::clear();
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(nki::compile(k.launch(nki::GridSpec{}), shapes, {nki::DType::fp32, nki::DType::fp32}, opt).compiled);
+  }
+}
+BENCHMARK(BM_matmul_unroll)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 
 }  // namespace
 

@@ -1,18 +1,12 @@
-/** \file `nki cache list | stats | clear [--json]` and `nki compile`: the compile cache from the command line. */
+/** \file `nki cache list | stats | clear [--json]`: the compile cache from the command line. */
 #include "cache_command.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
-#include <optional>
 
-#include "nki/compile.h"
 #include "nki/compile_cache.h"
-#include "nki/error.h"
-#include "nki/npy.h"
-#include "nki/registry.h"
-#include "shape_flag.h"
 
 namespace nki::cli {
 
@@ -71,79 +65,6 @@ int CacheCommand::run(std::ostream& out) const {
   const std::int64_t removed = cache::clear();
   if (s_->json) out << nlohmann::ordered_json{{"directory", dir}, {"removed", removed}}.dump() << "\n";
   else out << fmt::format("removed {} entr{} from {}\n", removed, removed == 1 ? "y" : "ies", dir);
-  return 0;
-}
-
-struct CompileCommand::State {
-  CLI::App* cmd = nullptr;
-  std::string kernel;
-  std::vector<std::string> inputs;
-  std::vector<std::string> shapes;
-  std::string dtype = "fp32";
-  std::optional<std::string> grid;
-  bool spmd = false;
-};
-
-CompileCommand::CompileCommand(CLI::App& app) : s_(std::make_unique<State>()) {
-  State& s = *s_;
-  s.cmd = app.add_subcommand("compile", "Compile a kernel into the cache for every core, without running it");
-  s.cmd->add_option("kernel", s.kernel, "Kernel name (see `nki list`)")->required();
-  s.cmd->add_option("--input", s.inputs, "Input .npy whose shape (and integer dtype) the kernel takes; once per argument");
-  s.cmd->add_option("--shape", s.shapes, "Argument shape instead of a file, e.g. 512x2048; once per argument");
-  s.cmd->add_option("--dtype", s.dtype, "Kernel dtype of float arguments")->default_str("fp32");
-  s.cmd->add_option("--grid", s.grid, "Launch grid in NKI spelling (default: the kernel's)");
-  s.cmd->add_flag("--spmd", s.spmd, "SPMD: one artifact shared by every core (default: MPMD, one per core)");
-}
-
-CompileCommand::~CompileCommand() = default;
-bool CompileCommand::parsed() const { return s_->cmd->parsed(); }
-
-int CompileCommand::run(const KernelRegistry& registry, std::ostream& out, std::ostream& err) const {
-  const State& s = *s_;
-  const RegisteredKernel* k = registry.find(s.kernel);
-  if (k == nullptr) {
-    throw UserError("err_unknown_kernel", "", {},
-                    fmt::format("unknown kernel \"{}\"; known kernels: {}", s.kernel, fmt::join(registry.names(), ", ")));
-  }
-  if (!s.inputs.empty() && !s.shapes.empty()) {
-    throw UserError("err_argument_count", k->name, {}, "give the arguments as --input files or as --shape, not both");
-  }
-  const std::optional<DType> dtype = parse_dtype(s.dtype);
-  if (!dtype) {
-    throw UserError("err_unknown_dtype", "", {}, fmt::format("unknown --dtype \"{}\"; expected one of fp32, bf16, fp16, "
-                                                             "fp8_e4m3, fp8_e5m2, int8, int16, int32, uint8, uint16, "
-                                                             "uint32, bool",
-                                                             s.dtype));
-  }
-  std::vector<Shape> shapes;
-  std::vector<DType> dtypes;
-  for (const std::string& sh : s.shapes) {
-    shapes.push_back(parse_shape_flag(sh));
-    dtypes.push_back(*dtype);
-  }
-  for (const std::string& path : s.inputs) {
-    const NpyArray a = read_npy(path);
-    shapes.push_back(a.shape);
-    dtypes.push_back(is_integer(a.dtype) ? a.dtype : *dtype);
-  }
-  if (shapes.size() != k->kernel.arity()) {
-    throw UserError("err_argument_count", k->name, {},
-                    fmt::format("takes {} arguments (--input or --shape), {} given", k->kernel.arity(), shapes.size()));
-  }
-  GridSpec grid = k->default_grid(shapes);
-  if (s.grid) grid = parse_grid(*s.grid);
-  CompileOptions opt;
-  opt.mode = s.spmd ? CompileMode::spmd : CompileMode::mpmd;
-  opt.cores = std::max<int>(2, static_cast<int>(grid.nc_cores()));
-  const CompileReport r = compile(k->kernel.launch(grid), shapes, dtypes, opt);
-  if (!s.spmd) {
-    err << fmt::format("nki compile: compiling MPMD, one artifact per core; pass --spmd to compile one artifact that "
-                       "every core shares\n");
-  }
-  out << fmt::format("{}: {} on {} cores, grid {}: {} artifact{} compiled, {} reused\n", r.kernel,
-                     s.spmd ? "SPMD" : "MPMD", r.cores, grid.str(), r.compiled, r.compiled == 1 ? "" : "s", r.reused);
-  for (const CoreArtifact& c : r.busy)
-    out << fmt::format("  NC{} {} {}\n", c.nc, c.key, c.compiled ? "compiled" : "reused");
   return 0;
 }
 

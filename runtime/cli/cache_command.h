@@ -1,4 +1,4 @@
-/** \file `nki cache list | stats | clear [--json]` and `nki compile`: registration and running. */
+/** \file `nki cache list | stats | clear [--json]`: registration and running. */
 #pragma once
 
 #include <memory>
@@ -7,10 +7,6 @@
 
 namespace CLI {
 class App;
-}
-
-namespace nki {
-class KernelRegistry;
 }
 
 namespace nki::cli {
@@ -25,21 +21,6 @@ class CacheCommand {
   bool parsed() const;
   std::string name() const;
   int run(std::ostream& out) const;
-
- private:
-  struct State;
-  std::unique_ptr<State> s_;
-};
-
-/** `nki compile KERNEL (--input F.npy ... | --shape S ... --dtype D) [--grid SPEC] [--spmd]`. */
-class CompileCommand {
- public:
-  explicit CompileCommand(CLI::App& app);
-  ~CompileCommand();
-  CompileCommand(const CompileCommand&) = delete;
-  CompileCommand& operator=(const CompileCommand&) = delete;
-  bool parsed() const;
-  int run(const KernelRegistry& registry, std::ostream& out, std::ostream& err) const;
 
  private:
   struct State;

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "cache_command.h"
+#include "compile_command.h"
 #include "mesh_command.h"
 #include "profile_command.h"
 #include "nki/simulator/target.h"

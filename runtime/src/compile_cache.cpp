@@ -4,7 +4,7 @@
  *
  *   DIR/v<project>-halide<version>/
  *     runtime/halide_runtime.so      the Halide runtime every artifact links against (one per version)
- *     entries/KEY/                   key.txt ir.txt options.json plan.json kernel.so complete
+ *     entries/KEY/                   key.txt ir.txt lowered.stmt options.json plan.json kernel.so complete
  *     locks/KEY.lock                 flock: one compile per key across threads and processes
  *     tmp/                           entries being written; renamed into entries/ when complete
  *     stats.json, stats.lock         hits, misses, compiles over the life of the directory
@@ -178,18 +178,22 @@ void build_entry(const fs::path& entry, const CompileRequest& r, const std::stri
   const fs::path tmp = tmp_root / fmt::format("{}.{}.{:08x}", entry.filename().string(), ::getpid(), rd());
   fs::create_directories(tmp);
   try {
-    const KernelPlan plan = build_kernel_object(*r.ir, r.pid_base, (tmp / "kernel.o").string());
+    std::string lowered;
+    const KernelPlan plan =
+        build_kernel_object(*r.ir, r.pid_base, r.layer_unroll_factor, (tmp / "kernel.o").string(), &lowered);
     link_shared_object(tmp / "kernel.o", tmp / "kernel.so");
     fs::remove(tmp / "kernel.o");
     const std::string plan_text = plan_to_json(plan);
     write_file(tmp / "plan.json", plan_text);
     write_file(tmp / "key.txt", key_text);
     write_file(tmp / "ir.txt", r.text);
+    write_file(tmp / "lowered.stmt", lowered);
     nlohmann::ordered_json options = {{"kernel", r.ir->name},
                                       {"mode", r.pid_base.empty() ? "spmd" : "mpmd"},
                                       {"target", r.target},
                                       {"pid_base", r.pid_base},
                                       {"rank", r.rank},
+                                      {"layer_unroll_factor", r.layer_unroll_factor},
                                       {"halide", halide_version()},
                                       {"project", NKI_PROJECT_VERSION}};
     write_file(tmp / "options.json", options.dump(2) + "\n");
@@ -259,6 +263,7 @@ std::string cache_key_text(const CompileRequest& r) {
                               kLoweringRevision, halide_version(), artifact_target_string(), r.target,
                               r.pid_base.empty() ? "spmd" : "mpmd");
   if (!r.pid_base.empty()) s += fmt::format("rank {}\npid_base {}\n", r.rank, fmt::join(r.pid_base, ","));
+  s += fmt::format("layer_unroll_factor {}\n", r.layer_unroll_factor);
   return s + r.text;
 }
 
@@ -369,6 +374,8 @@ Stats stats() {
 }
 
 void forget_loaded() { forget_compiled_programs(); }
+
+fs::path entry_directory(const std::string& key) { return version_root() / "entries" / key; }
 
 std::int64_t clear() {
   const auto n = static_cast<std::int64_t>(list().size());

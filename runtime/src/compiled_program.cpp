@@ -91,9 +91,10 @@ class CompiledRunner final : public CoreRunner {
       const StepPlan& step = plan_.steps[s];
       switch (step.kind) {
         case StepPlan::Kind::loop: {
-          const std::int64_t trip = ir_.loops[static_cast<std::size_t>(step.loop)].trip;
+          // An unrolled loop runs its groups with the variable at each group's first iteration.
+          const std::int64_t trip = step.trip >= 0 ? step.trip : ir_.loops[static_cast<std::size_t>(step.loop)].trip;
           for (std::int64_t it = 0; it < trip; ++it) {
-            loop32_[static_cast<std::size_t>(step.loop)] = static_cast<int32_t>(it);
+            loop32_[static_cast<std::size_t>(step.loop)] = static_cast<int32_t>(step.first + it * step.stride);
             run(s + 1, step.end, count);
           }
           s = step.end;
@@ -124,7 +125,8 @@ class CompiledRunner final : public CoreRunner {
         std::int64_t v = e.constant;
         for (const ir::Term& t : e.terms) {
           if (t.sym.kind == ir::Sym::Kind::program_id) v += t.coeff * pid_[static_cast<std::size_t>(t.sym.index)];
-          else if (t.sym.kind == ir::Sym::Kind::loop) v += t.coeff * loop32_[static_cast<std::size_t>(t.sym.index)];
+          else if (t.sym.kind == ir::Sym::Kind::loop)
+            v += t.coeff * (loop32_[static_cast<std::size_t>(t.sym.index)] + (t.sym.index == step.shift_loop ? step.shift : 0));
         }
         offset += v * o.strides[d];
       }
@@ -186,10 +188,18 @@ class CompiledProgram final : public Program {
         }
         if (step.inputs.size() + static_cast<std::size_t>(ir_->grid_rank) + ir_->loops.size() + 1 > kMaxStepArgs)
           throw std::runtime_error(fmt::format("step {} takes too many arguments", s));
+        if (step.shift_loop < -1 || (step.shift_loop >= 0 && static_cast<std::size_t>(step.shift_loop) >= ir_->loops.size()) ||
+            step.shift < 0 || (step.shift_loop < 0 && step.shift != 0) ||
+            (step.shift_loop >= 0 && step.shift >= ir_->loops[static_cast<std::size_t>(step.shift_loop)].trip))
+          throw std::runtime_error(fmt::format("step {} has a malformed loop shift", s));
       } else if (step.kind == StepPlan::Kind::loop) {
         if (step.loop < 0 || static_cast<std::size_t>(step.loop) >= ir_->loops.size() || step.end <= s ||
             step.end >= plan_.steps.size() || plan_.steps[step.end].kind != StepPlan::Kind::loop_end)
           throw std::runtime_error(fmt::format("step {} is a malformed loop", s));
+        const std::int64_t trip = ir_->loops[static_cast<std::size_t>(step.loop)].trip;
+        if (step.first < 0 || step.stride < 1 || step.trip < -1 || step.trip > trip ||
+            (step.trip > 0 && static_cast<__int128>(step.first) + static_cast<__int128>(step.trip - 1) * step.stride >= trip))
+          throw std::runtime_error(fmt::format("step {} runs its loop out of range", s));
       } else if (step.kind == StepPlan::Kind::fill) {
         if (step.tensor < 0 || static_cast<std::size_t>(step.tensor) >= ir_->tensors.size() ||
             !ir_->tensors[static_cast<std::size_t>(step.tensor)].fill)

@@ -8,7 +8,8 @@
 namespace nki {
 
 CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& traced,
-                                const std::vector<CoreSchedule>& cores, const std::string& target, CompileMode mode) {
+                                const std::vector<CoreSchedule>& cores, const std::string& target, CompileMode mode,
+                                int layer_unroll_factor) {
   CorePrograms out;
   out.programs.resize(cores.size());
   out.keys.resize(cores.size());
@@ -17,7 +18,7 @@ CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& t
   for (std::size_t c = 0; c < cores.size(); ++c) {
     const CoreSchedule& core = cores[c];
     if (core.instances.empty()) continue;
-    CompileRequest req{traced.ir, traced.text, target, {}, -1};
+    CompileRequest req{traced.ir, traced.text, target, {}, -1, layer_unroll_factor};
     if (mode == CompileMode::mpmd) {
       req.pid_base = core.instances.front();  // this core's first program ids, baked in
       req.rank = core.nc;

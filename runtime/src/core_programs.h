@@ -18,8 +18,12 @@ struct CorePrograms {
   std::vector<std::string> distinct_keys;                ///< in first-use order
 };
 
-/** Compiles (or finds) what every busy core needs and runs the single-artifact guard rail. */
+/**
+ * Compiles (or finds) what every busy core needs and runs the single-artifact guard rail.
+ * `layer_unroll_factor` unrolls the kernel's outermost loops (1: rolled).
+ */
 CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& traced,
-                                const std::vector<CoreSchedule>& cores, const std::string& target, CompileMode mode);
+                                const std::vector<CoreSchedule>& cores, const std::string& target, CompileMode mode,
+                                int layer_unroll_factor = 1);
 
 }  // namespace nki

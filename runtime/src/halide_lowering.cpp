@@ -28,6 +28,7 @@
 #include <stdexcept>
 #include <climits>
 #include <mutex>
+#include <sstream>
 
 #include "nki/error.h"
 #include "nki/ir/passes.h"
@@ -232,7 +233,11 @@ class Lowerer {
       : k_(k), tiles_(k.tiles.size()), pid_base_(std::move(pid_base)) {
     for (int a = 0; a < k.grid_rank; ++a) pids_.emplace_back(fmt::format("pid{}", a));
     for (std::size_t l = 0; l < k.loops.size(); ++l) loops_.emplace_back(fmt::format("loop{}", l));
+    loop_shift_.assign(k.loops.size(), 0);
   }
+
+  /** Loop `loop` is read as its parameter + `shift` (copy `shift` of an unrolled body) from now on. */
+  void set_loop_shift(int loop, int shift) { loop_shift_[static_cast<std::size_t>(loop)] = shift; }
 
   const Var& batch() const { return j_; }
   const std::vector<Halide::Param<int32_t>>& pids() const { return pids_; }
@@ -276,7 +281,7 @@ class Lowerer {
       Expr s;
       switch (t.sym.kind) {
         case ir::Sym::Kind::program_id: s = pid(t.sym.index); break;
-        case ir::Sym::Kind::loop: s = loops_[static_cast<std::size_t>(t.sym.index)]; break;
+        case ir::Sym::Kind::loop: s = loop_value(t.sym.index); break;
         case ir::Sym::Kind::axis: s = e.shape[static_cast<std::size_t>(t.sym.index)] == 1 ? Expr(0) : c[static_cast<std::size_t>(t.sym.index)]; break;
       }
       v = v + static_cast<int>(t.coeff) * s;
@@ -346,7 +351,14 @@ class Lowerer {
   std::vector<Halide::Param<int32_t>> pids_, loops_;
   std::map<int, Halide::ImageParam> inputs_;
   std::vector<std::int64_t> pid_base_;  ///< MPMD: constants baked in; the parameter is pid - base
+  std::vector<int> loop_shift_;
   Var j_{"j"};
+
+  Expr loop_value(int loop) const {
+    const int shift = loop_shift_[static_cast<std::size_t>(loop)];
+    Expr p = loops_[static_cast<std::size_t>(loop)];
+    return shift == 0 ? p : p + shift;
+  }
 
   /** program_id(axis): the last axis advances with the batch var. */
   Expr pid(int axis) const {
@@ -423,8 +435,8 @@ Halide::Target artifact_target() {
 /** Lowers one kernel to a plan and one Halide module holding every step's function. */
 class KernelBuilder {
  public:
-  KernelBuilder(const ir::KernelIR& ir, std::vector<std::int64_t> pid_base)
-      : ir_(&ir), low_(ir, pid_base), pid_base_(std::move(pid_base)) {
+  KernelBuilder(const ir::KernelIR& ir, std::vector<std::int64_t> pid_base, int layer_unroll_factor)
+      : ir_(&ir), low_(ir, pid_base), pid_base_(std::move(pid_base)), unroll_(layer_unroll_factor) {
     compile();
   }
 
@@ -452,8 +464,10 @@ class KernelBuilder {
   std::vector<Step> steps_;
   std::vector<Scratch> scratch_;
   std::vector<Halide::Module> modules_;
+  std::vector<bool> materialized_;
   std::vector<std::int64_t> pid_base_;
   bool batchable_ = true;
+  int unroll_ = 1;  ///< unroll factor of the outermost loops
   Halide::Target target_;
   int lanes_ = 8;
 
@@ -473,7 +487,8 @@ class KernelBuilder {
       }
     }
     const std::vector<int> stores = ir::count_stores(k);
-    const std::vector<bool> materialized = materialized_tiles(stores);
+    materialized_ = materialized_tiles(stores);
+    const std::vector<bool>& materialized = materialized_;
 
     // Interleaving a core's instances is invisible only for straight-line kernels whose
     // loads read tensors nobody stores, whose tensors are stored once, unmasked.
@@ -487,9 +502,23 @@ class KernelBuilder {
     for (int n : stores) batchable_ = batchable_ && n <= 1;
     for (bool m : materialized) batchable_ = batchable_ && !m;
 
+    lower_ops(0, k.body.size());
+  }
+
+  /** Lowers body ops [begin, end) into steps. */
+  void lower_ops(std::size_t begin, std::size_t end) {
+    const ir::KernelIR& k = *ir_;
+    const std::vector<bool>& materialized = materialized_;
     std::vector<std::size_t> open;  // indices of open loop steps
-    for (const ir::Op& op : k.body) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const ir::Op& op = k.body[i];
       if (const auto* l = std::get_if<ir::LoopOp>(&op)) {
+        const std::int64_t trip = k.loops[static_cast<std::size_t>(l->loop)].trip;
+        if (k.loops[static_cast<std::size_t>(l->loop)].parent < 0 && std::min<std::int64_t>(unroll_, trip) > 1) {
+          lower_unrolled_loop(*l, i, static_cast<std::size_t>(l->end));
+          i = static_cast<std::size_t>(l->end);
+          continue;
+        }
         open.push_back(steps_.size());
         Step s;
         s.kind = Step::Kind::loop;
@@ -557,6 +586,57 @@ class KernelBuilder {
       readers -= here;
     }
     return readers == 0;
+  }
+
+  /**
+   * The outermost loop at body index `begin` (its end marker at `end`) unrolled by the factor
+   * (at most its trip count): one loop over groups of `f` iterations whose body is `f` copies,
+   * copy u reading the loop variable as group start + u, then a loop over the trip % f
+   * remaining iterations running copy 0's code. Iterations keep their order, so results are
+   * those of the rolled loop.
+   */
+  void lower_unrolled_loop(const ir::LoopOp& l, std::size_t begin, std::size_t end) {
+    const std::int64_t trip = ir_->loops[static_cast<std::size_t>(l.loop)].trip;
+    const std::int64_t f = std::min<std::int64_t>(unroll_, trip);
+    const std::size_t head = steps_.size();
+    Step loop;
+    loop.kind = Step::Kind::loop;
+    loop.loop = l.loop;
+    loop.stride = f;
+    loop.trip = trip / f;
+    steps_.push_back(loop);
+    std::size_t copy0_begin = 0, copy0_end = 0;
+    for (std::int64_t u = 0; u < f; ++u) {
+      low_.set_loop_shift(l.loop, static_cast<int>(u));
+      const std::size_t first = steps_.size();
+      lower_ops(begin + 1, end);
+      for (std::size_t s = first; s < steps_.size(); ++s) {
+        if (steps_[s].kind != Step::Kind::call) continue;
+        steps_[s].shift_loop = l.loop;
+        steps_[s].shift = static_cast<int>(u);
+      }
+      if (u == 0) copy0_begin = first, copy0_end = steps_.size();
+    }
+    low_.set_loop_shift(l.loop, 0);
+    steps_[head].end = steps_.size();
+    Step close;
+    close.kind = Step::Kind::loop_end;
+    steps_.push_back(close);
+    if (trip % f == 0) return;
+    const std::size_t tail = steps_.size();
+    loop.first = trip / f * f;
+    loop.stride = 1;
+    loop.trip = trip % f;
+    steps_.push_back(loop);
+    for (std::size_t s = copy0_begin; s < copy0_end; ++s) {  // the same compiled functions, re-walked
+      Step c = steps_[s];
+      c.shift_loop = -1;
+      c.shift = 0;
+      if (c.kind == Step::Kind::loop) c.end = c.end - copy0_begin + tail + 1;
+      steps_.push_back(c);
+    }
+    steps_[tail].end = steps_.size();
+    steps_.push_back(close);
   }
 
   /**
@@ -888,14 +968,19 @@ void write_object(const std::string& path, const char* data, std::size_t size) {
 }  // namespace
 
 KernelPlan build_kernel_object(const ir::KernelIR& ir, const std::vector<std::int64_t>& pid_base,
-                               const std::string& object_path) {
+                               int layer_unroll_factor, const std::string& object_path, std::string* lowered) {
   // Halide's lowering and LLVM share global state: build one kernel at a time.
   static std::mutex build_mutex;
   std::lock_guard lock(build_mutex);
   try {
-    KernelBuilder b(ir, pid_base);
+    KernelBuilder b(ir, pid_base, layer_unroll_factor);
     KernelPlan plan = b.plan();
     Halide::Module m = b.module();
+    if (lowered != nullptr) {  // the steps as the executor walks them, then Halide's lowered statements
+      std::ostringstream text;
+      text << plan_outline(plan) << "\n" << m;
+      *lowered = text.str();
+    }
     // Compiled in memory and written by us: LLVM aborts the process when its own file output
     // fails (a full disk), where a checked write can report it.
     const Halide::Buffer<uint8_t> object = m.compile_to_buffer();

@@ -12,7 +12,7 @@ namespace nki {
 
 /// Bumped whenever the lowering changes what an artifact computes or how it is called: part
 /// of the cache key, so a cache directory never serves an artifact of an older lowering.
-inline constexpr int kLoweringRevision = 6;
+inline constexpr int kLoweringRevision = 7;
 
 /// Buffers, program ids and loop variables one compiled step may take.
 inline constexpr std::size_t kMaxStepArgs = 64;
@@ -20,10 +20,13 @@ inline constexpr std::size_t kMaxStepArgs = 64;
 /**
  * Lowers `ir` and writes one object file with every step's function (and its `_argv`
  * entry) to `object_path`; returns the plan that runs them. `pid_base` empty: SPMD (program
- * ids are parameters); otherwise MPMD: the ids are baked in as base + parameter.
+ * ids are parameters); otherwise MPMD: the ids are baked in as base + parameter. Each
+ * outermost loop is unrolled by `layer_unroll_factor` (1: not unrolled). `lowered`, when
+ * given, receives the plan's outline and Halide's lowered statement of every step.
  */
 KernelPlan build_kernel_object(const ir::KernelIR& ir, const std::vector<std::int64_t>& pid_base,
-                               const std::string& object_path);
+                               int layer_unroll_factor, const std::string& object_path,
+                               std::string* lowered = nullptr);
 
 /** Writes the Halide runtime all kernel artifacts share (one per cache version). */
 void build_halide_runtime_object(const std::string& object_path);

@@ -1,6 +1,8 @@
 /** \file KernelPlan <-> JSON (the `plan.json` of a cache entry). */
 #include "kernel_plan.h"
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include <stdexcept>
@@ -26,6 +28,31 @@ StepPlan::Kind kind_of(const std::string& s) {
 }
 }  // namespace
 
+std::string plan_outline(const KernelPlan& plan) {
+  std::string out;
+  std::string indent;
+  for (const StepPlan& s : plan.steps) {
+    switch (s.kind) {
+      case StepPlan::Kind::loop:
+        out += fmt::format("{}for loop{} = {} step {}, {}:\n", indent, s.loop, s.first, s.stride,
+                           s.trip < 0 ? std::string("every iteration")
+                                      : fmt::format("{} time{}", s.trip, s.trip == 1 ? "" : "s"));
+        indent += "  ";
+        break;
+      case StepPlan::Kind::loop_end:
+        if (indent.size() >= 2) indent.resize(indent.size() - 2);
+        break;
+      case StepPlan::Kind::fill: out += fmt::format("{}fill tensor{}\n", indent, s.tensor); break;
+      case StepPlan::Kind::call:
+        out += fmt::format("{}{} -> {}{}\n", indent, s.function,
+                           s.store >= 0 ? fmt::format("store{}", s.store) : fmt::format("scratch{}", s.scratch),
+                           s.shift_loop >= 0 ? fmt::format("  (loop{} + {})", s.shift_loop, s.shift) : "");
+        break;
+    }
+  }
+  return out;
+}
+
 std::string plan_to_json(const KernelPlan& plan) {
   nlohmann::ordered_json j;
   j["batchable"] = plan.batchable;
@@ -41,8 +68,13 @@ std::string plan_to_json(const KernelPlan& plan) {
     nlohmann::ordered_json dims = nlohmann::ordered_json::array();
     for (const PlanDim& d : s.out_dims) dims.push_back({d.extent, d.stride});
     x["out_dims"] = dims;
+    x["shift_loop"] = s.shift_loop;
+    x["shift"] = s.shift;
     x["loop"] = s.loop;
     x["end"] = s.end;
+    x["first"] = s.first;
+    x["stride"] = s.stride;
+    x["trip"] = s.trip;
     x["tensor"] = s.tensor;
     steps.push_back(x);
   }
@@ -67,8 +99,13 @@ KernelPlan plan_from_json(const std::string& text) {
       s.store = x.at("store").get<int>();
       s.scratch = x.at("scratch").get<int>();
       for (const auto& d : x.at("out_dims")) s.out_dims.push_back({d.at(0).get<std::int32_t>(), d.at(1).get<std::int32_t>()});
+      s.shift_loop = x.at("shift_loop").get<int>();
+      s.shift = x.at("shift").get<int>();
       s.loop = x.at("loop").get<int>();
       s.end = x.at("end").get<std::size_t>();
+      s.first = x.at("first").get<std::int64_t>();
+      s.stride = x.at("stride").get<std::int64_t>();
+      s.trip = x.at("trip").get<std::int64_t>();
       s.tensor = x.at("tensor").get<int>();
       plan.steps.push_back(std::move(s));
     }

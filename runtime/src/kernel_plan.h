@@ -24,9 +24,16 @@ struct StepPlan {
   int store = -1;           ///< body index of the StoreOp whose tensor it writes through a view, or
   int scratch = -1;         ///< the scratch buffer it writes (a materialized tile)
   std::vector<PlanDim> out_dims;  ///< output extents and strides, then the batch dim
+  /// A copy of an unrolled loop's body: the code reads loop `shift_loop` as its variable + shift.
+  int shift_loop = -1;
+  int shift = 0;
   // loop / fill
   int loop = -1;
   std::size_t end = 0;  ///< loop: index of its loop_end step
+  /// loop: runs `trip` times (-1: the IR loop's trip count) with its variable first, first + stride, ...
+  std::int64_t first = 0;
+  std::int64_t stride = 1;
+  std::int64_t trip = -1;
   int tensor = -1;      ///< fill
 };
 
@@ -44,6 +51,12 @@ struct KernelPlan {
   /// MPMD: program ids baked in as constants (the core's first instance); the code takes pid - base.
   std::vector<std::int64_t> pid_base;
 };
+
+/**
+ * The steps as the executor walks them, one per line, loops indented: the readable part of a
+ * kernel's lowered code (an unrolled loop shows its stride and the copies of its body).
+ */
+std::string plan_outline(const KernelPlan& plan);
 
 /** The plan as JSON text, and back. Parsing throws std::runtime_error on anything malformed. */
 std::string plan_to_json(const KernelPlan& plan);

@@ -181,7 +181,7 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
 
   LaunchResult result;
   result.grid = grid_;
-  result.cores = place_instances(grid_, device.cores(), k.name());
+  result.cores = place_instances(grid_, device.cores(), k.name(), options_.unannotated_cores);
 
   std::vector<Shape> shapes;
   std::vector<DType> dtypes;
@@ -203,7 +203,8 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   if (options_.executor == Executor::halide && !options_.checked) {
     // Compiled code clamps masked-off reads; bounds the validator could not prove are checked first.
     check_bounds_at_run_time(ir, grid_.logical_shape(), traced->unproven);
-    CorePrograms p = programs_for_cores(k.name(), *traced, result.cores, std::string(device.spec().name), options_.mode);
+    CorePrograms p = programs_for_cores(k.name(), *traced, result.cores, std::string(device.spec().name), options_.mode,
+                                        options_.layer_unroll_factor);
     programs = std::move(p.programs);
     result.compiled = p.distinct_compiled;
     result.reused = p.distinct_reused;

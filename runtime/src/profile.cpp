@@ -14,7 +14,7 @@
 namespace nki {
 
 ProfileReport profile(const BoundLaunch& launch, const std::vector<TensorSpec>& args, const std::string& target,
-                      bool keep_events) {
+                      bool keep_events, int unannotated_cores) {
   const Kernel& k = launch.kernel();
   const sim::TargetSpec& spec = sim::target_spec(target);
   if (args.size() != k.arity()) {
@@ -27,7 +27,8 @@ ProfileReport profile(const BoundLaunch& launch, const std::vector<TensorSpec>& 
     shapes.push_back(a.shape);
     dtypes.push_back(a.dtype);
   }
-  const std::vector<CoreSchedule> placed = place_instances(launch.grid(), spec.cores_per_chip, k.name());
+  const std::vector<CoreSchedule> placed =
+      place_instances(launch.grid(), spec.cores_per_chip, k.name(), unannotated_cores);
   const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, launch.grid());
   sim::check_capacity(*traced->ir, spec);
   std::vector<sim::CoreWork> work;

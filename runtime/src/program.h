@@ -56,6 +56,7 @@ struct CompileRequest {
   std::string target;                  ///< the device's target name
   std::vector<std::int64_t> pid_base;  ///< MPMD: the core's program ids baked in; empty: SPMD
   int rank = -1;                       ///< MPMD: the core (keyed); never part of an SPMD key
+  int layer_unroll_factor = 1;         ///< unroll factor of the kernel's outermost loops (keyed)
 };
 
 struct CompileOutcome {

@@ -8,7 +8,8 @@
 
 namespace nki {
 
-std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores, const std::string& kernel) {
+std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores, const std::string& kernel,
+                                          int unannotated_cores) {
   for (const GridAxis& a : grid.axes) {
     for (const GridFactor& f : a.factors) {
       if (f.size < 1) {
@@ -17,7 +18,9 @@ std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores
       }
     }
   }
-  const std::int64_t needed = grid.nc_cores();
+  // Spreading a grid without nc over a logical core's physical cores needs those cores.
+  const bool spread = unannotated_cores > 1 && grid.nc_cores() == 1;
+  const std::int64_t needed = spread ? unannotated_cores : grid.nc_cores();
   if (needed > device_cores) {
     throw UserError("err_grid_exceeds_cores", kernel, {},
                     fmt::format("grid \"{}\" spreads over {} NeuronCores but the device has {}", grid.str(), needed,
@@ -39,19 +42,27 @@ std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores
 
   const std::vector<std::int64_t> shape = grid.logical_shape();
   std::vector<std::int64_t> pid(shape.size(), 0);
+  // Spread: the first `extra` blocks hold base + 1 instances, the others base.
+  const std::int64_t base = spread ? total / unannotated_cores : 0, extra = spread ? total % unannotated_cores : 0;
+  const std::int64_t big = extra * (base + 1);  // instances in the larger blocks
   for (std::int64_t n = 0; n < total; ++n) {
-    // Core = row-major combination of the nc factor indices of this instance, built from the
-    // last nc factor backwards so no per-instance storage is needed.
-    std::int64_t core = 0, weight = 1;
-    for (std::size_t a = grid.axes.size(); a-- > 0;) {
-      std::int64_t rest = pid[a];
-      const auto& factors = grid.axes[a].factors;
-      for (std::size_t f = factors.size(); f-- > 0;) {
-        const std::int64_t idx = rest % factors[f].size;
-        rest /= factors[f].size;
-        if (factors[f].nc) {
-          core += idx * weight;
-          weight *= factors[f].size;
+    std::int64_t core = 0;
+    if (spread) {
+      core = n < big ? n / (base + 1) : extra + (n - big) / base;
+    } else {
+      // Core = row-major combination of the nc factor indices of this instance, built from the
+      // last nc factor backwards so no per-instance storage is needed.
+      std::int64_t weight = 1;
+      for (std::size_t a = grid.axes.size(); a-- > 0;) {
+        std::int64_t rest = pid[a];
+        const auto& factors = grid.axes[a].factors;
+        for (std::size_t f = factors.size(); f-- > 0;) {
+          const std::int64_t idx = rest % factors[f].size;
+          rest /= factors[f].size;
+          if (factors[f].nc) {
+            core += idx * weight;
+            weight *= factors[f].size;
+          }
         }
       }
     }

@@ -1,6 +1,7 @@
 /** \file Compiling a kernel for a world of cores without running it (what `nki compile` does). */
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,10 @@ struct CompileOptions {
   CompileMode mode = CompileMode::spmd;
   std::string target = "trn2";
   int cores = 0;  ///< physical cores in the world; 0: the target's default (one logical core)
+  int layer_unroll_factor = 1;  ///< unroll factor of the kernel's outermost loops (1: rolled)
+  /// A grid without nc factors is split over this many cores (place_instances); 1: all on NC0.
+  int unannotated_cores = 1;
+  bool estimate_latency = false;  ///< also run the cost model on the placement (CompileReport::simulated_latency_us)
 };
 
 /** The artifact one core of the world uses. */
@@ -19,6 +24,7 @@ struct CoreArtifact {
   int nc = 0;
   std::string key;
   bool compiled = false;  ///< this call compiled it (else it was in memory or the cache directory)
+  std::int64_t instances = 0;  ///< grid instances the core runs
 };
 
 struct CompileReport {
@@ -29,12 +35,15 @@ struct CompileReport {
   int compiled = 0;                 ///< distinct artifacts compiled
   int reused = 0;                   ///< distinct artifacts found already compiled
   std::vector<CoreArtifact> busy;   ///< every core that runs instances, in core order
+  std::string ir_text;              ///< canonical IR of the traced kernel
+  double simulated_latency_us = 0;  ///< the cost model's latency of this placement (with estimate_latency)
 };
 
 /**
  * Traces `launch`'s kernel for argument shapes and dtypes, places its grid on the world's
  * cores, and compiles into the cache what those cores need (SPMD: one artifact; MPMD: one
- * per busy core). Runs the SPMD guard rails.
+ * per busy core). Runs the SPMD guard rails; with `estimate_latency`, also checks on-chip
+ * capacity and estimates the placement's latency with the simulator's cost model.
  */
 CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
                       const CompileOptions& options = {});

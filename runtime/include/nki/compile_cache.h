@@ -35,6 +35,9 @@ struct EntryInfo {
 };
 std::vector<EntryInfo> list();
 
+/** The directory of the entry with cache key `key` (key.txt, ir.txt, lowered.stmt, plan.json, kernel.so, ...). */
+std::filesystem::path entry_directory(const std::string& key);
+
 /** Drops this process's memo of loaded artifacts, so the next launch reads the directory again. */
 void forget_loaded();
 

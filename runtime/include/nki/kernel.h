@@ -41,6 +41,10 @@ struct LaunchOptions {
   /// elements, write conflicts and unwritten outputs reported (docs/reference.md); overrides `executor`.
   bool checked = false;
   CompileMode mode = CompileMode::spmd;
+  /// Unroll factor of the kernel's outermost loops in the compiled code (1: rolled; docs/compile.md).
+  int layer_unroll_factor = 1;
+  /// A grid without nc factors is split over this many cores, NC0 first (place_instances); 1: all on NC0.
+  int unannotated_cores = 1;
 };
 
 /** Everything a launch did: outputs, placement and what it compiled. */

@@ -23,10 +23,12 @@ struct TensorSpec {
  * Estimates how `launch` would run on `target` (trn1, inf2, trn2, trn3): the kernel is traced
  * for these shapes, its on-chip capacity checked, its instances placed on the chip's cores
  * and scheduled by the cost model. No data is needed or touched. `keep_events` keeps the
- * per-instruction timeline (for chrome_trace_json).
+ * per-instruction timeline (for chrome_trace_json). `unannotated_cores` spreads a grid
+ * without nc factors over that many cores (place_instances; the compiler's
+ * enable_internal_spmd_opt).
  */
 ProfileReport profile(const BoundLaunch& launch, const std::vector<TensorSpec>& args, const std::string& target,
-                      bool keep_events = true);
+                      bool keep_events = true, int unannotated_cores = 1);
 
 /** nki::profile(kernel[grid], a, b): the same, for the shapes and dtypes of tensors, on their device's target. */
 template <class... T>

@@ -24,9 +24,18 @@ struct CoreSchedule {
  * nc runs entirely on NC0, the first core of the logical core (NKI's LNC
  * behaviour: unannotated axes are not split across physical cores). Each core
  * runs its instances in row-major order of their logical program ids. Every core
- * of the device gets an entry, possibly empty. Throws nki::UserError when the grid
- * needs more cores than the device has, or has an axis of size < 1.
+ * of the device gets an entry, possibly empty.
+ *
+ * `unannotated_cores` > 1 (the compiler's enable_internal_spmd_opt on a logical core of that
+ * many physical cores): a grid without any nc factor is split instead into that many
+ * contiguous blocks of its instances in row-major order, block k on NC k; the first
+ * (instances mod unannotated_cores) blocks hold one instance more. Grids with nc factors are
+ * placed as above.
+ *
+ * Throws nki::UserError when the grid needs more cores than the device has, or has an axis
+ * of size < 1.
  */
-std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores, const std::string& kernel = "");
+std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores, const std::string& kernel = "",
+                                          int unannotated_cores = 1);
 
 }  // namespace nki
