@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "nki/compile.h"
+#include "nki/communicator.h"
 #include "nki/compile_cache.h"
 #include "nki/error.h"
 #include "nki/npy.h"
@@ -136,6 +137,7 @@ int CompileCommand::run(const KernelRegistry& registry, std::ostream& out, std::
   opt.mode = s.spmd ? CompileMode::spmd : CompileMode::mpmd;
   opt.cores = std::max<int>(2, static_cast<int>(grid.nc_cores()));
   const CompileReport r = compile(k->kernel.launch(grid), shapes, dtypes, opt);
+  if (communicator().rank() != 0) return 0;  // under MPI the report is the world's: rank 0 prints it
   if (!s.spmd) {
     err << fmt::format("nki compile: compiling MPMD, one artifact per core; pass --spmd to compile one artifact that "
                        "every core shares\n");

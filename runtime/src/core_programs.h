@@ -18,8 +18,15 @@ struct CorePrograms {
   std::vector<std::string> distinct_keys;                ///< in first-use order
 };
 
-/** Compiles (or finds) what every busy core needs and runs the single-artifact guard rail. */
+/**
+ * Compiles (or finds) what every busy core needs and runs the single-artifact guard rail
+ * over every rank's cores. `first_core` is the world index of the core numbered 0 in
+ * `cores` (under MPI, rank r's chip of n cores starts at r*n; ranks are then global core
+ * indices). Under MPI this is collective: every rank calls it for the same kernels in
+ * the same order.
+ */
 CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& traced,
-                                const std::vector<CoreSchedule>& cores, const std::string& target, CompileMode mode);
+                                const std::vector<CoreSchedule>& cores, const std::string& target, CompileMode mode,
+                                int first_core = 0);
 
 }  // namespace nki

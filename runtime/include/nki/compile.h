@@ -11,7 +11,9 @@ namespace nki {
 struct CompileOptions {
   CompileMode mode = CompileMode::spmd;
   std::string target = "trn2";
-  int cores = 0;  ///< physical cores in the world; 0: the target's default (one logical core)
+  /// Physical cores in the world; 0: the target's default (one logical core). Under MPI
+  /// each rank is a chip of cores/ranks of them (rounded up).
+  int cores = 0;
 };
 
 /** The artifact one core of the world uses. */
@@ -34,7 +36,10 @@ struct CompileReport {
 /**
  * Traces `launch`'s kernel for argument shapes and dtypes, places its grid on the world's
  * cores, and compiles into the cache what those cores need (SPMD: one artifact; MPMD: one
- * per busy core). Runs the SPMD guard rails.
+ * per busy core). Runs the SPMD guard rails. Under MPI (nki/mpi_world.h) every rank calls
+ * it alike: the grid is placed on the world's cores, each rank compiles what its own chip's
+ * cores need (one rank per host and cache directory first, the others then loading it), and
+ * every rank returns the report of the whole world.
  */
 CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
                       const CompileOptions& options = {});

@@ -41,6 +41,11 @@ struct LaunchOptions {
   /// elements, write conflicts and unwritten outputs reported (docs/reference.md); overrides `executor`.
   bool checked = false;
   CompileMode mode = CompileMode::spmd;
+  /// Under MPI (nki/mpi_world.h): place the grid on every rank's cores (rank r's chip holds
+  /// world cores r*n ... for n cores per device) and run here only this rank's instances, on
+  /// inputs every rank holds whole; the outputs are then joined so every rank gets all of
+  /// them. Every rank makes the launch. Without MPI (one rank) it changes nothing.
+  bool span_ranks = false;
 };
 
 /** Everything a launch did: outputs, placement and what it compiled. */
