@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build
   libhalide14-0-dev libtbb-dev libfmt-dev doctest-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
+  openmpi-bin libopenmpi-dev  # the MPI backend and its mpirun tests (optional: -DNKI_ENABLE_MPI=OFF)
   clang libclang-rt-14-dev  # the fuzz targets (libFuzzer) in .ci/run
 )
 

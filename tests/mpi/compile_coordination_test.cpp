@@ -14,16 +14,6 @@ namespace nl = nki::language;
 
 namespace {
 
-/** A cache directory every rank of this host shares, fresh, for the test's life. */
-class SharedCache {
- public:
-  SharedCache() { nki::cache::set_directory(dir_.path() / "cache"); }
-  ~SharedCache() { nki::cache::set_directory(std::nullopt); }
-
- private:
-  mpi_test::SharedDir dir_;
-};
-
 struct StrictEnv {
   StrictEnv() { ::setenv("NKI_SPMD_STRICT", "1", 1); }
   ~StrictEnv() { ::unsetenv("NKI_SPMD_STRICT"); }
@@ -32,7 +22,7 @@ struct StrictEnv {
 }  // namespace
 
 TEST_CASE("mpi compile: rank 0 compiles, every other rank loads the same artifact from the shared cache") {
-  const SharedCache cache;
+  const mpi_test::SharedCache cache;
   const nki::Communicator& world = nki::communicator();
   const nki::sim::Device chip("trn2", 2);  // this rank's chip
   const auto a = nki::Tensor::from_floats({256, 1024}, nki::DType::fp32, test::random_floats(256 * 1024, 3), chip);
@@ -50,7 +40,7 @@ TEST_CASE("mpi compile: rank 0 compiles, every other rank loads the same artifac
 }
 
 TEST_CASE("mpi compile: nki::compile places the grid on the world's cores and reports every rank's") {
-  const SharedCache cache;
+  const mpi_test::SharedCache cache;
   const int ranks = nki::communicator().ranks();
   nki::CompileOptions opt;
   opt.cores = 4;  // the world's: 4 / ranks per rank
@@ -69,7 +59,7 @@ TEST_CASE("mpi compile: nki::compile places the grid on the world's cores and re
 }
 
 TEST_CASE("mpi compile: the single-artifact assertion checks the union of every rank's cores") {
-  const SharedCache cache;
+  const mpi_test::SharedCache cache;
   const StrictEnv strict;
   nki::CompileOptions opt;
   opt.cores = 4;
@@ -90,7 +80,7 @@ TEST_CASE("mpi compile: the single-artifact assertion checks the union of every 
 }
 
 TEST_CASE("mpi launch: a kernel error is raised alike on every rank, and nothing is compiled") {
-  const SharedCache cache;
+  const mpi_test::SharedCache cache;
   const nki::sim::Device chip("trn2", 2);
   // 256 columns: the kernel's [128, 512] tiles read past the end.
   const auto a = nki::Tensor::from_floats({128, 256}, nki::DType::fp32, std::vector<float>(128 * 256, 1.0f), chip);

@@ -31,4 +31,20 @@ class SharedDir {
   std::filesystem::path path_;
 };
 
+/** A fresh compile cache every rank of the host shares, for the object's life; nothing loaded in memory. */
+class SharedCache {
+ public:
+  SharedCache() {
+    nki::cache::set_directory(dir_.path() / "cache");
+    nki::cache::forget_loaded();
+  }
+  ~SharedCache() {
+    nki::cache::set_directory(std::nullopt);
+    nki::cache::forget_loaded();
+  }
+
+ private:
+  SharedDir dir_;
+};
+
 }  // namespace mpi_test
