@@ -18,6 +18,8 @@ std::shared_ptr<Communicator>& current() {
 }
 }  // namespace
 
+std::shared_ptr<Communicator> make_in_process_communicator() { return std::make_shared<InProcessCommunicator>(); }
+
 Communicator& communicator() {
   std::lock_guard lock(current_mutex);
   return *current();

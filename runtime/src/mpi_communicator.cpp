@@ -279,13 +279,22 @@ std::vector<Tensor> MpiCommunicator::all_reduce(const std::vector<Tensor>& buffe
     auto len_of = [&](std::int64_t j) { return begin_of(j + 1) - begin_of(j); };
     std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
     std::vector<std::byte> send, recv;
-    for (std::int64_t j = 0; j < R; ++j) {
-      send_displs.push_back(count_of(send.size(), p.name));
-      for (std::size_t k : by[me]) {
-        const std::byte* src = p.in[static_cast<std::size_t>(group[k])] + begin_of(j) * eb;
-        send.insert(send.end(), src, src + len_of(j) * eb);
+    const std::byte* send_from = p.in[static_cast<std::size_t>(group[by[me].front()])];
+    if (by[me].size() == 1) {  // one local member: its chunks go straight from its input
+      for (std::int64_t j = 0; j < R; ++j) {
+        send_displs.push_back(count_of(static_cast<std::size_t>(begin_of(j) * eb), p.name));
+        send_counts.push_back(count_of(static_cast<std::size_t>(len_of(j) * eb), p.name));
       }
-      send_counts.push_back(count_of(send.size(), p.name) - send_displs.back());
+    } else {  // several: packed chunk by chunk, members in group order
+      for (std::int64_t j = 0; j < R; ++j) {
+        send_displs.push_back(count_of(send.size(), p.name));
+        for (std::size_t k : by[me]) {
+          const std::byte* src = p.in[static_cast<std::size_t>(group[k])] + begin_of(j) * eb;
+          send.insert(send.end(), src, src + len_of(j) * eb);
+        }
+        send_counts.push_back(count_of(send.size(), p.name) - send_displs.back());
+      }
+      send_from = send.data();
     }
     const auto my_chunk = static_cast<std::int64_t>(me);
     std::size_t recv_total = 0;
@@ -295,7 +304,7 @@ std::vector<Tensor> MpiCommunicator::all_reduce(const std::vector<Tensor>& buffe
       recv_counts.push_back(count_of(recv_total, p.name) - recv_displs.back());
     }
     recv.resize(recv_total);
-    check_mpi(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_BYTE, recv.data(),
+    check_mpi(MPI_Alltoallv(send_from, send_counts.data(), send_displs.data(), MPI_BYTE, recv.data(),
                             recv_counts.data(), recv_displs.data(), MPI_BYTE, comms[g]),
               "MPI_Alltoallv");
     std::vector<const std::byte*> srcs(group.size());

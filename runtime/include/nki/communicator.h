@@ -56,6 +56,8 @@ class Communicator {
 
 /** The process's communicator: in-process unless an MpiWorld (or set_communicator) says otherwise. */
 Communicator& communicator();
+/** A new in-process communicator (e.g. to compare against while the process's is MPI's). */
+std::shared_ptr<Communicator> make_in_process_communicator();
 /** Makes `c` the process's communicator (nullptr: back to in-process). */
 void set_communicator(std::shared_ptr<Communicator> c);
 
