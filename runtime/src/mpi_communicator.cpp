@@ -331,31 +331,37 @@ std::vector<Tensor> MpiCommunicator::all_reduce(const std::vector<Tensor>& buffe
   return out;
 }
 
-std::vector<Tensor> MpiCommunicator::all_gather(const std::vector<Tensor>& buffers, int dim, const GroupList& groups,
-                                                GatherMode mode) {
-  CollectivePlan p = world_plan("all_gather", buffers, groups);
-  (void)all_gather_shape(p, dim, mode);  // refused on every rank before any data moves
+std::vector<Tensor> MpiCommunicator::on_group_inputs(const char* name, const std::vector<Tensor>& buffers,
+                                                     const GroupList& groups,
+                                                     const std::function<void(const CollectivePlan&)>& check,
+                                                     const std::function<std::vector<Tensor>(const CollectivePlan&)>& run) {
+  CollectivePlan p = world_plan(name, buffers, groups);
+  check(p);  // refused on every rank alike, before any data moves
   std::vector<std::vector<std::byte>> storage;
   fetch_group_inputs(p, storage);
-  return all_gather_on_cores(p, dim, mode);
+  return run(p);
+}
+
+std::vector<Tensor> MpiCommunicator::all_gather(const std::vector<Tensor>& buffers, int dim, const GroupList& groups,
+                                                GatherMode mode) {
+  return on_group_inputs(
+      "all_gather", buffers, groups, [&](const CollectivePlan& p) { (void)all_gather_shape(p, dim, mode); },
+      [&](const CollectivePlan& p) { return all_gather_on_cores(p, dim, mode); });
 }
 
 std::vector<Tensor> MpiCommunicator::reduce_scatter(const std::vector<Tensor>& buffers, ReduceOp op, int dim,
                                                     const GroupList& groups) {
-  CollectivePlan p = world_plan("reduce_scatter", buffers, groups);
-  (void)reduce_scatter_shape(p, dim);
-  std::vector<std::vector<std::byte>> storage;
-  fetch_group_inputs(p, storage);
-  return reduce_scatter_on_cores(p, op, dim);
+  return on_group_inputs(
+      "reduce_scatter", buffers, groups, [&](const CollectivePlan& p) { (void)reduce_scatter_shape(p, dim); },
+      [&](const CollectivePlan& p) { return reduce_scatter_on_cores(p, op, dim); });
 }
 
 std::vector<Tensor> MpiCommunicator::all_to_all(const std::vector<Tensor>& buffers, int split_dim, int concat_dim,
                                                 const GroupList& groups) {
-  CollectivePlan p = world_plan("all_to_all", buffers, groups);
-  (void)all_to_all_shape(p, split_dim, concat_dim);
-  std::vector<std::vector<std::byte>> storage;
-  fetch_group_inputs(p, storage);
-  return all_to_all_on_cores(p, split_dim, concat_dim);
+  return on_group_inputs(
+      "all_to_all", buffers, groups,
+      [&](const CollectivePlan& p) { (void)all_to_all_shape(p, split_dim, concat_dim); },
+      [&](const CollectivePlan& p) { return all_to_all_on_cores(p, split_dim, concat_dim); });
 }
 
 std::vector<Tensor> MpiCommunicator::collective_permute(const std::vector<Tensor>& buffers,

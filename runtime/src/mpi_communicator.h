@@ -49,6 +49,10 @@ class MpiCommunicator final : public Communicator {
   /** Fills p.in with every member of every group this rank has a device in; `storage` keeps the copies. */
   void fetch_group_inputs(CollectivePlan& p, std::vector<std::vector<std::byte>>& storage);
   std::vector<std::string> all_gather_text(MPI_Comm comm, const std::string& mine);
+  /** A collective that reads its group's inputs: plan, `check`, gather the inputs, `run` on the cores. */
+  std::vector<Tensor> on_group_inputs(const char* name, const std::vector<Tensor>& buffers, const GroupList& groups,
+                                      const std::function<void(const CollectivePlan&)>& check,
+                                      const std::function<std::vector<Tensor>(const CollectivePlan&)>& run);
 
   MPI_Comm world_ = MPI_COMM_NULL, node_ = MPI_COMM_NULL;
   int rank_ = 0, ranks_ = 1;
