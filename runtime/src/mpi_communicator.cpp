@@ -103,7 +103,7 @@ void require_main_thread(const char* name) {
   MPI_Is_thread_main(&main);
   if (!main) {
     collective_error(name, "err_mpi_thread",
-                     "under MPI, collectives run on the thread that created the nki::MpiWorld");
+                     "under MPI, collectives, launches and compiles run on the thread that created the nki::MpiWorld");
   }
 }
 
@@ -127,6 +127,7 @@ MpiCommunicator::~MpiCommunicator() {
 std::vector<std::string> MpiCommunicator::all_gather_text(const std::string& mine) { return all_gather_text(world_, mine); }
 
 std::vector<std::string> MpiCommunicator::all_gather_text(MPI_Comm comm, const std::string& mine) {
+  require_main_thread("mpi");
   int size = 0;
   MPI_Comm_size(comm, &size);
   const int len = count_of(mine.size(), "all_gather_text");
