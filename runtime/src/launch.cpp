@@ -185,6 +185,13 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   result.grid = grid_;
   Communicator& world = communicator();
   const bool span = options_.span_ranks && world.ranks() > 1;
+  if (span && options_.checked) {
+    // Checked mode keeps who-wrote-what for the whole launch in one process.
+    throw UserError("err_checked_spans_ranks", k.name(), {},
+                    fmt::format("checked mode runs a launch in one process, but this one would spread over {} MPI "
+                                "ranks; run it without mpirun",
+                                world.ranks()));
+  }
   int first_core = world.rank() * device.cores();  // this chip's first core in the world
   std::vector<CoreSchedule> all;  // spanning ranks: every core of the world
   if (span) {

@@ -69,6 +69,19 @@ TEST_CASE("mpi nki run: an input missing on every rank fails on every rank and w
   CHECK_FALSE(std::filesystem::exists(pc));
 }
 
+TEST_CASE("mpi nki run: checked mode, which keeps a whole launch's writes in one process, is refused") {
+  const mpi_test::SharedDir dir;
+  const std::string pa = (dir.path() / "a.npy").string(), pc = (dir.path() / "c.npy").string();
+  if (nki::communicator().rank() == 0) test::write_bytes(pa, nki::encode_npy({256, 512}, std::vector<float>(256 * 512, 1.0f)));
+  (void)mpi_test::from_every_rank("");
+  const Ran r = nki_command({"run", "tensor_add_nc2", "--input", pa, "--input", pa, "--output", pc, "--checked"});
+  CHECK(r.status == 2);
+  CHECK(r.err == fmt::format("nki run: tensor_add: err_checked_spans_ranks: checked mode runs a launch in one process, "
+                             "but this one would spread over {} MPI ranks; run it without mpirun\n",
+                             nki::communicator().ranks()));
+  CHECK_FALSE(std::filesystem::exists(pc));
+}
+
 TEST_CASE("mpi nki compile --spmd: the world's cores share one artifact, rank 0 compiles and prints") {
   const mpi_test::SharedCache cache;
   const int ranks = nki::communicator().ranks();
