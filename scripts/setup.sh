@@ -8,6 +8,7 @@ packages=(
   libhalide14-0-dev libtbb-dev libfmt-dev doctest-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
   libopenblas-dev  # the sgemm baseline of bench/bench_kernels.cpp
+  openmpi-bin libopenmpi-dev  # the MPI backend and its mpirun tests (optional: -DNKI_ENABLE_MPI=OFF)
   clang libclang-rt-14-dev  # the fuzz targets (libFuzzer) in .ci/run
 )
 

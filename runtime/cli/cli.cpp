@@ -14,6 +14,7 @@
 #include "mesh_command.h"
 #include "profile_command.h"
 #include "nki/simulator/target.h"
+#include "nki/communicator.h"
 #include "nki/interrupt.h"
 #include "nki/npy.h"
 #include "pending_file.h"
@@ -132,17 +133,23 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
 
   // Claim the output files before any work (reading inputs included): an unwritable path
   // fails now, and nothing partial is left whatever fails later.
-  PendingFile output(a.output);
-  std::optional<PendingFile> schedule;
-  if (a.schedule) schedule.emplace(*a.schedule);
-
+  // Under MPI every rank reads the inputs and runs its chip's instances; rank 0 writes the
+  // files. A step failing on one rank fails it on all, so none waits for the others.
+  Communicator& world = communicator();
+  std::optional<PendingFile> output, schedule;
   std::vector<NpyArray> arrays;
   std::vector<Shape> shapes;
-  for (const std::string& path : a.inputs) {
-    arrays.push_back(read_npy(path));
-    shapes.push_back(arrays.back().shape);
-    SigintStopsLaunch::check();
-  }
+  on_every_rank(world, [&] {
+    if (world.rank() == 0) {
+      output.emplace(a.output);
+      if (a.schedule) schedule.emplace(*a.schedule);
+    }
+    for (const std::string& path : a.inputs) {
+      arrays.push_back(read_npy(path));
+      shapes.push_back(arrays.back().shape);
+      SigintStopsLaunch::check();
+    }
+  });
   const GridSpec expected = k->default_grid(shapes);  // validates the shapes
   GridSpec grid = expected;
   if (requested_grid) {
@@ -163,18 +170,21 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
   arrays.clear();
 
   SigintStopsLaunch::check();
-  const LaunchResult r = k->kernel.launch(grid).with({executor, &device, a.checked}).run(args);
+  LaunchOptions options{executor, &device, a.checked};
+  options.span_ranks = true;  // the grid spreads over every rank's chip (one rank: this one)
+  const LaunchResult r = k->kernel.launch(grid).with(options).run(args);
   SigintStopsLaunch::check();
+  if (!output) return 0;  // another rank writes
   if (a.dump_ir) out << r.ir_text;
   if (r.outputs.empty()) throw UserError("err_no_output", k->name, {}, "the kernel returns no tensor to write");
   const Tensor& c = r.outputs.front();
   // Write every file before any appears, so a failure leaves none of them. An integer or bool
   // output is written as that dtype, a float output as float32.
-  output.write(is_integer(c.dtype()) ? encode_npy(c.shape(), c.to_values(), c.dtype())
+  output->write(is_integer(c.dtype()) ? encode_npy(c.shape(), c.to_values(), c.dtype())
                                      : encode_npy(c.shape(), c.to_floats()));
   if (schedule) schedule->write(schedule_json(k->name, r));
   SigintStopsLaunch::check();
-  output.commit();
+  output->commit();
   if (schedule) schedule->commit();
   return 0;
 }
@@ -266,13 +276,13 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
     err << command << ": interrupted (SIGINT): every core stopped, no output was written\n";
     return kExitInterrupted;
   } catch (const UserError& e) {
-    err << command << ": " << one_line(e.what()) << "\n";
+    err << (command + ": " + one_line(e.what()) + "\n");  // one write: ranks under mpirun share the stream
     return kExitBadInput;
   } catch (const InternalError& e) {
-    err << command << ": " << one_line(e.what()) << "\n";
+    err << (command + ": " + one_line(e.what()) + "\n");  // one write: ranks under mpirun share the stream
     return 3;
   } catch (const std::exception& e) {
-    err << command << ": " << one_line(e.what()) << "\n";
+    err << (command + ": " + one_line(e.what()) + "\n");  // one write: ranks under mpirun share the stream
     return 1;
   }
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "nki/communicator.h"
 #include "nki/compile.h"
 #include "nki/compile_cache.h"
 #include "nki/driver_options.h"
@@ -158,6 +159,7 @@ int CompileCommand::run(const KernelRegistry& registry, std::ostream& out, std::
   opt.unannotated_cores = options.unannotated_cores();
   opt.estimate_latency = true;
   const CompileReport r = compile(k->kernel.launch(grid), shapes, dtypes, opt);
+  if (communicator().rank() != 0) return 0;  // under MPI the report is the world's: rank 0 writes and prints it
 
   if (dump) {
     dump->write(options_text);

@@ -19,11 +19,14 @@ struct CorePrograms {
 };
 
 /**
- * Compiles (or finds) what every busy core needs and runs the single-artifact guard rail.
- * `layer_unroll_factor` unrolls the kernel's outermost loops (1: rolled).
+ * Compiles (or finds) what every busy core needs and runs the single-artifact guard rail
+ * over every rank's cores. `layer_unroll_factor` unrolls the kernel's outermost loops (1:
+ * rolled). `first_core` is the world index of the core numbered 0 in `cores` (under MPI, rank
+ * r's chip of n cores starts at r*n; ranks are then global core indices). Under MPI this is
+ * collective: every rank calls it for the same kernels in the same order.
  */
 CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& traced,
                                 const std::vector<CoreSchedule>& cores, const std::string& target, CompileMode mode,
-                                int layer_unroll_factor = 1);
+                                int layer_unroll_factor = 1, int first_core = 0);
 
 }  // namespace nki

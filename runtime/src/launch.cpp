@@ -5,6 +5,7 @@
 #include <exception>
 #include <optional>
 
+#include "nki/communicator.h"
 #include "nki/interrupt.h"
 #include "nki/ir/kernel_ir.h"
 #include "nki/ir/passes.h"
@@ -16,6 +17,7 @@
 #include "core_programs.h"
 #include "nki/trace.h"
 #include "program.h"
+#include "world_outputs.h"
 
 namespace nki {
 
@@ -181,7 +183,25 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
 
   LaunchResult result;
   result.grid = grid_;
-  result.cores = place_instances(grid_, device.cores(), k.name(), options_.unannotated_cores);
+  Communicator& world = communicator();
+  const bool span = options_.span_ranks && world.ranks() > 1;
+  if (span && options_.checked) {
+    // Checked mode keeps who-wrote-what for the whole launch in one process.
+    throw UserError("err_checked_spans_ranks", k.name(), {},
+                    fmt::format("checked mode runs a launch in one process, but this one would spread over {} MPI "
+                                "ranks; run it without mpirun",
+                                world.ranks()));
+  }
+  int first_core = world.rank() * device.cores();  // this chip's first core in the world
+  std::vector<CoreSchedule> all;  // spanning ranks: every core of the world
+  if (span) {
+    // The world's cores, of which this rank's chip runs its own (their ids stay global).
+    all = place_instances(grid_, device.cores() * world.ranks(), k.name(), options_.unannotated_cores);
+    result.cores.assign(all.begin() + first_core, all.begin() + first_core + device.cores());
+    first_core = 0;
+  } else {
+    result.cores = place_instances(grid_, device.cores(), k.name(), options_.unannotated_cores);
+  }
 
   std::vector<Shape> shapes;
   std::vector<DType> dtypes;
@@ -204,7 +224,7 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
     // Compiled code clamps masked-off reads; bounds the validator could not prove are checked first.
     check_bounds_at_run_time(ir, grid_.logical_shape(), traced->unproven);
     CorePrograms p = programs_for_cores(k.name(), *traced, result.cores, std::string(device.spec().name), options_.mode,
-                                        options_.layer_unroll_factor);
+                                        options_.layer_unroll_factor, first_core);
     programs = std::move(p.programs);
     result.compiled = p.distinct_compiled;
     result.reused = p.distinct_reused;
@@ -225,10 +245,20 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
     } else if (t.memory == ir::Memory::shared_hbm) {
       Tensor& out = storage[static_cast<std::size_t>(t.id)].emplace(t.shape, t.dtype, device);
       if (t.fill) fill_tensor(out, *t.fill);
+      else if (span) fill_tensor(out, 0.0);  // every rank's copy starts alike
     }
     const std::optional<Tensor>& s = storage[static_cast<std::size_t>(t.id)];
     bindings.push_back(s ? TensorBinding{const_cast<std::byte*>(s->data()), s->shape(), s->strides(), s->dtype()}
                          : TensorBinding{nullptr, t.shape, row_major_strides(t.shape), t.dtype});
+  }
+
+  // Ranks spanning the world join outputs by what changed, so each output's starting bytes are kept.
+  std::vector<std::vector<std::byte>> initial;
+  if (span) {
+    for (int id : ir.outputs) {
+      const Tensor& t = *storage[static_cast<std::size_t>(id)];
+      initial.emplace_back(t.data(), t.data() + t.bytes());
+    }
   }
 
   // Checked mode keeps launch-wide state (who wrote what) in its one program.
@@ -236,7 +266,12 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   run_on_cores(ir.name, programs, bindings, result.cores);
   if (options_.checked) programs.front()->end_launch(bindings);
 
-  for (int id : ir.outputs) result.outputs.push_back(*storage[static_cast<std::size_t>(id)]);
+  for (std::size_t i = 0; i < ir.outputs.size(); ++i) {
+    const auto id = static_cast<std::size_t>(ir.outputs[i]);
+    if (span) join_rank_outputs(world, ir.name, ir.tensors[id].name, *storage[id], initial[i]);
+    result.outputs.push_back(*storage[id]);
+  }
+  if (span) result.cores = std::move(all);
   return result;
 }
 

@@ -12,7 +12,9 @@ namespace nki {
 struct CompileOptions {
   CompileMode mode = CompileMode::spmd;
   std::string target = "trn2";
-  int cores = 0;  ///< physical cores in the world; 0: the target's default (one logical core)
+  /// Physical cores in the world; 0: the target's default (one logical core). Under MPI
+  /// each rank is a chip of cores/ranks of them (rounded up).
+  int cores = 0;
   int layer_unroll_factor = 1;  ///< unroll factor of the kernel's outermost loops (1: rolled)
   /// A grid without nc factors is split over this many cores (place_instances); 1: all on NC0.
   int unannotated_cores = 1;
@@ -43,7 +45,10 @@ struct CompileReport {
  * Traces `launch`'s kernel for argument shapes and dtypes, places its grid on the world's
  * cores, and compiles into the cache what those cores need (SPMD: one artifact; MPMD: one
  * per busy core). Runs the SPMD guard rails; with `estimate_latency`, also checks on-chip
- * capacity and estimates the placement's latency with the simulator's cost model.
+ * capacity and estimates the placement's latency with the simulator's cost model. Under MPI
+ * (nki/mpi_world.h) every rank calls it alike: the grid is placed on the world's cores, each rank
+ * compiles what its own chip's cores need (one rank per host and cache directory first, the
+ * others then loading it), and every rank returns the report of the whole world.
  */
 CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
                       const CompileOptions& options = {});

@@ -45,6 +45,11 @@ struct LaunchOptions {
   int layer_unroll_factor = 1;
   /// A grid without nc factors is split over this many cores, NC0 first (place_instances); 1: all on NC0.
   int unannotated_cores = 1;
+  /// Under MPI (nki/mpi_world.h): place the grid on every rank's cores (rank r's chip holds
+  /// world cores r*n ... for n cores per device) and run here only this rank's instances, on
+  /// inputs every rank holds whole; the outputs are then joined so every rank gets all of
+  /// them. Every rank makes the launch. Without MPI (one rank) it changes nothing.
+  bool span_ranks = false;
 };
 
 /** Everything a launch did: outputs, placement and what it compiled. */
