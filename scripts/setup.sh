@@ -8,6 +8,7 @@ packages=(
   libhalide14-0-dev libtbb-dev libfmt-dev doctest-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
   clang libclang-rt-14-dev  # the fuzz targets (libFuzzer) in .ci/run
+  gnuplot-nox               # nki bench --plot (its tests render a PNG)
 )
 
 missing=()

@@ -63,6 +63,7 @@ void register_library_kernels(KernelRegistry& registry) {
                 tensor_add(), tensor_add_nc2_grid});
   registry.add({"matmul", "result = lhsT^T @ rhs, lhsT [K,M], rhs [K,N], blocked like NKI's matmul_fully_optimized",
                 matmul(), matmul_grid});
+  registry.add_tunable(tensor_add_tiled_tunable());
 }
 
 }  // namespace nki::kernels

@@ -227,7 +227,7 @@ TEST_CASE("cli: an unknown kernel is refused, listing the known ones") {
   const std::string out = dir.file("c.npy");
   write_valid_inputs(dir);
   check_refused(run_add("tensor_mul", dir.file("a.npy"), dir.file("b.npy"), out),
-                "nki run: err_unknown_kernel: unknown kernel \"tensor_mul\"; known kernels: matmul, tensor_add, tensor_add_nc2",
+                "nki run: err_unknown_kernel: unknown kernel \"tensor_mul\"; known kernels: matmul, tensor_add, tensor_add_nc2, tensor_add_tiled",
                 dir, out);
 }
 
@@ -235,7 +235,7 @@ TEST_CASE("cli: an unknown kernel is named before its input files are looked at"
   TempDir dir;
   const std::string out = dir.file("c.npy");
   check_refused(run_add("nope", dir.file("missing_a.npy"), dir.file("missing_b.npy"), out),
-                "nki run: err_unknown_kernel: unknown kernel \"nope\"; known kernels: matmul, tensor_add, tensor_add_nc2", dir,
+                "nki run: err_unknown_kernel: unknown kernel \"nope\"; known kernels: matmul, tensor_add, tensor_add_nc2, tensor_add_tiled", dir,
                 out);
 }
 
@@ -451,7 +451,7 @@ TEST_CASE("cli: unexpected arguments are refused, naming them in the order given
   SUBCASE("an unknown option before the command") {
     const CliResult r = run_cli({"--verbose", "list"});
     CHECK(r.status == 2);
-    CHECK(r.err == "nki: unknown option \"--verbose\"; commands: list, run, mesh, cache, compile, profile (see nki --help)\n");
+    CHECK(r.err == "nki: unknown option \"--verbose\"; commands: list, run, mesh, cache, compile, profile, bench (see nki --help)\n");
     CHECK(r.out.empty());
   }
 }
@@ -459,13 +459,13 @@ TEST_CASE("cli: unexpected arguments are refused, naming them in the order given
 TEST_CASE("cli: an unknown command is refused, listing the commands") {
   const CliResult r = run_cli({"frobnicate"});
   CHECK(r.status == 2);
-  CHECK(r.err == "nki: unknown command \"frobnicate\"; commands: list, run, mesh, cache, compile, profile (see nki --help)\n");
+  CHECK(r.err == "nki: unknown command \"frobnicate\"; commands: list, run, mesh, cache, compile, profile, bench (see nki --help)\n");
   CHECK(r.out.empty());
 }
 
 TEST_CASE("cli: no command at all is refused, listing the commands") {
   const CliResult r = run_cli({});
   CHECK(r.status == 2);
-  CHECK(r.err == "nki: a command is required: list, run, mesh, cache, compile or profile (see nki --help)\n");
+  CHECK(r.err == "nki: a command is required: list, run, mesh, cache, compile, profile or bench (see nki --help)\n");
   CHECK(r.out.empty());
 }

@@ -1,0 +1,175 @@
+/**
+ * \file Google Benchmark suite: tile-size sweeps.
+ *
+ *   stream_bf16_add_2threads_4096x8192  the STREAM-style baseline alone (context)
+ *   tensor_add_tile_sweep/P:p/F:f       tensor_add_tiled with [p, f] tiles on [4096, 8192] bf16 on trn2 with
+ *                                       LNC=2 (grid spmd_dim(4096/2p, nc(2))); every iteration also runs the
+ *                                       baseline, timed apart, in alternating order. Counters: host_GBps,
+ *                                       stream_GBps, ratio (host / stream, from the same seconds) and
+ *                                       sim_latency_us (the cost model's device latency). P = 256 is swept too:
+ *                                       the hardware forbids it, so it is skipped with the reason.
+ *
+ * Every benchmark checks its result once, bit for bit against the host reference, before timing.
+ */
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <new>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bf16_add_baseline.h"
+#include "nki/kernels.h"
+#include "nki/nki.h"
+#include "nki/profile.h"
+#include "nki/tunable_kernel.h"
+
+namespace nl = nki::language;
+
+namespace {
+
+constexpr std::int64_t kRows = 4096, kCols = 8192, kElements = kRows * kCols;
+constexpr double kBytesPerAdd = 3.0 * kElements * 2;  ///< read a, read b, write c; 2 bytes each
+constexpr const char* kTarget = "trn2";
+
+using Clock = std::chrono::steady_clock;
+
+/** The inputs on a trn2 device with one LNC=2 logical core, their host reference sum, and the baseline's output. */
+struct SweepInputs {
+  nki::sim::Device device{kTarget, 2};
+  nki::Tensor a{{kRows, kCols}, nl::bfloat16, device};
+  nki::Tensor b{{kRows, kCols}, nl::bfloat16, device};
+  std::vector<std::uint16_t> expected;
+  std::unique_ptr<std::uint16_t, decltype(&std::free)> stream_c{nullptr, &std::free};
+
+  SweepInputs() : expected(static_cast<std::size_t>(kElements)) {
+    std::span<std::uint16_t> pa = a.bits16(), pb = b.bits16();
+    for (std::int64_t i = 0; i < kElements; ++i) {
+      pa[i] = nki_bench::random_bf16(11, i);
+      pb[i] = nki_bench::random_bf16(12, i);
+      expected[static_cast<std::size_t>(i)] = nki_bench::reference_add(pa[i], pb[i]);
+    }
+    stream_c.reset(static_cast<std::uint16_t*>(std::aligned_alloc(64, static_cast<std::size_t>(kElements) * 2)));
+    if (!stream_c) throw std::bad_alloc();
+    std::memset(stream_c.get(), 0xff, static_cast<std::size_t>(kElements) * 2);  // stale output cannot pass
+  }
+  void run_stream() {
+    nki_bench::stream_bf16_add(a.bits16().data(), b.bits16().data(), stream_c.get(), static_cast<std::size_t>(kElements), 2);
+  }
+  std::vector<nki::TensorSpec> specs() const { return {{a.shape(), a.dtype()}, {b.shape(), b.dtype()}}; }
+};
+
+SweepInputs& inputs() {
+  static SweepInputs in;
+  return in;
+}
+
+/** Empty when `got` is the host reference bit for bit, else where it first differs. */
+std::string compare(const std::uint16_t* got, const std::string& what) {
+  const std::vector<std::uint16_t>& want = inputs().expected;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (got[i] != want[i]) {
+      return what + " differs from the host reference at element " + std::to_string(i) + ": " +
+             std::to_string(got[i]) + ", want " + std::to_string(want[i]);
+    }
+  }
+  return {};
+}
+
+/** Runs `check` once per name per process (Google Benchmark calls a function several times) and keeps its message. */
+const std::string& checked_once(const std::string& name, const std::function<std::string()>& check) {
+  static std::map<std::string, std::string> done;
+  auto it = done.find(name);
+  if (it == done.end()) it = done.emplace(name, check()).first;
+  return it->second;
+}
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+void BM_stream_bf16_add_2threads_4096x8192(benchmark::State& state) {
+  SweepInputs& in = inputs();
+  if (const std::string& err = checked_once("stream", [&] {
+        in.run_stream();
+        return compare(in.stream_c.get(), "the baseline");
+      });
+      !err.empty()) {
+    state.SkipWithError(err.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    in.run_stream();
+    benchmark::ClobberMemory();
+  }
+  state.counters["GBps"] = benchmark::Counter(kBytesPerAdd, benchmark::Counter::kIsIterationInvariantRate,
+                                              benchmark::Counter::OneK::kIs1000);
+}
+
+void BM_tensor_add_tile_sweep(benchmark::State& state, std::int64_t p, std::int64_t f) {
+  static const nki::TunableKernel family = nki::kernels::tensor_add_tiled_tunable();
+  SweepInputs& in = inputs();
+  const nki::TuningConfig config{{{"P", p}, {"F", f}}};
+  if (const std::optional<std::string> why = nki::config_rejection(family, config, in.specs(), kTarget)) {
+    state.SkipWithError(("forbidden: " + *why).c_str());
+    return;
+  }
+  const nki::BoundLaunch launch = family.make(config).launch(family.grid(config, {in.a.shape(), in.b.shape()}));
+  const std::vector<nki::Tensor> args{in.a, in.b};
+  if (const std::string& err = checked_once(config.str(), [&] {
+        const nki::LaunchResult r = launch.run(args);  // traces and compiles
+        return compare(r.outputs.at(0).bits16().data(), "tensor_add_tiled " + config.str());
+      });
+      !err.empty()) {
+    state.SkipWithError(err.c_str());
+    return;
+  }
+  const double latency_us = nki::profile(launch, in.specs(), kTarget, false).latency_us;
+  double launch_s = 0, stream_s = 0;
+  bool launch_first = true;
+  for (auto _ : state) {
+    // Alternate which side runs first, so neither profits from the other's cache contents.
+    const Clock::time_point t0 = Clock::now();
+    if (!launch_first) in.run_stream();
+    const Clock::time_point t1 = Clock::now();
+    const nki::LaunchResult r = launch.run(args);
+    benchmark::DoNotOptimize(r.outputs.front().data());
+    const Clock::time_point t2 = Clock::now();
+    if (launch_first) in.run_stream();
+    const Clock::time_point t3 = Clock::now();
+    state.SetIterationTime(seconds(t2 - t1));
+    launch_s += seconds(t2 - t1);
+    stream_s += seconds(launch_first ? t3 - t2 : t1 - t0);
+    launch_first = !launch_first;
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["host_GBps"] = kBytesPerAdd * n / launch_s / 1e9;
+  state.counters["stream_GBps"] = kBytesPerAdd * n / stream_s / 1e9;
+  state.counters["ratio"] = stream_s / launch_s;
+  state.counters["sim_latency_us"] = latency_us;
+}
+
+/** P in {32, 64, 128} and the forbidden 256, F in {64, ..., 8192}. */
+const bool registered = [] {
+  for (std::int64_t p : {32, 64, 128, 256}) {
+    for (std::int64_t f = 64; f <= 8192; f *= 2) {
+      benchmark::RegisterBenchmark(("tensor_add_tile_sweep/P:" + std::to_string(p) + "/F:" + std::to_string(f)).c_str(),
+                                   BM_tensor_add_tile_sweep, p, f)
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond)
+          ->MinTime(0.5);
+    }
+  }
+  return true;
+}();
+
+}  // namespace
+
+BENCHMARK(BM_stream_bf16_add_2threads_4096x8192)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
+
+BENCHMARK_MAIN();
