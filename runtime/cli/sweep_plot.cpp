@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -97,20 +98,26 @@ void require_gnuplot() {
 }
 
 std::string render_sweep_png(const std::string& title, const std::string& x_param, const std::vector<SweepRow>& rows) {
-  // One series per combination of the parameters other than x, in the rows' first-seen order.
-  std::vector<std::string> series;
+  // One series per combination of the parameters other than x, in ascending order of their values.
+  std::map<std::vector<std::int64_t>, std::string> series_labels;
   std::map<std::string, std::vector<const SweepRow*>> by_series;
   bool host = false;
   for (const SweepRow& r : rows) {
     if (r.forbidden) continue;
     host = host || r.host_measured;
     std::string label;
-    for (const auto& [n, v] : r.config.values)
-      if (n != x_param) label += fmt::format("{}{}={}", label.empty() ? "" : " ", n, v);
+    std::vector<std::int64_t> others;
+    for (const auto& [n, v] : r.config.values) {
+      if (n == x_param) continue;
+      label += fmt::format("{}{}={}", label.empty() ? "" : " ", n, v);
+      others.push_back(v);
+    }
     if (label.empty()) label = "all";
-    if (!by_series.contains(label)) series.push_back(label);
+    series_labels[others] = label;
     by_series[label].push_back(&r);
   }
+  std::vector<std::string> series;
+  for (const auto& [values, label] : series_labels) series.push_back(label);
   const ScratchDir dir;
   const fs::path data = dir.path() / "sweep.dat", script = dir.path() / "sweep.gp", png = dir.path() / "sweep.png",
                  log = dir.path() / "gnuplot.log";
@@ -135,13 +142,14 @@ std::string render_sweep_png(const std::string& title, const std::string& x_para
   };
   {
     std::ofstream g(script);
-    g << fmt::format("set terminal pngcairo size {},480 font ',10'\n", host ? 1200 : 640);
+    // noenhanced: kernel names are text, not markup (`_` would start a subscript).
+    g << fmt::format("set terminal pngcairo noenhanced size {},480 font ',10'\n", host ? 1200 : 640);
     g << "set output " << gnuplot_string(png.string()) << "\n";
-    g << "set logscale x 2\nset grid\nset key top left\n";
+    g << "set logscale x 2\nset grid\n";
     g << "set xlabel " << gnuplot_string(x_param) << "\n";
     g << "set multiplot layout 1," << (host ? 2 : 1) << " title " << gnuplot_string(title) << "\n";
-    g << "set ylabel 'simulated device latency (us)'\n" << plot(2);
-    if (host) g << "set ylabel 'host GB/s'\n" << plot(3);
+    g << "set key top right\nset ylabel 'simulated device latency (us)'\n" << plot(2);
+    if (host) g << "set key top left\nset ylabel 'host GB/s'\n" << plot(3);
     g << "unset multiplot\n";
   }
   const int status = run_gnuplot(script, log);
