@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build
   libhalide14-0-dev libtbb-dev libfmt-dev doctest-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
+  libopenblas-dev  # the sgemm baseline of bench/bench_kernels.cpp
   clang libclang-rt-14-dev  # the fuzz targets (libFuzzer) in .ci/run
   gnuplot-nox               # nki bench --plot (its tests render a PNG)
 )

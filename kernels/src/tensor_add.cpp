@@ -56,14 +56,4 @@ GridSpec tensor_add_nc2_grid(const std::vector<Shape>& shapes) {
   return GridSpec{{nl::spmd_dim(s[0] / 256, nl::nc(2)), GridAxis(s[1] / 512)}};
 }
 
-void register_library_kernels(KernelRegistry& registry) {
-  registry.add({"tensor_add", "c = a + b, [128,512] tiles, grid [P/128, F/512] on one core", tensor_add(),
-                tensor_add_grid});
-  registry.add({"tensor_add_nc2", "c = a + b, [128,512] tiles, grid [spmd_dim(P/256, nc(2)), F/512] on two cores",
-                tensor_add(), tensor_add_nc2_grid});
-  registry.add({"matmul", "result = lhsT^T @ rhs, lhsT [K,M], rhs [K,N], blocked like NKI's matmul_fully_optimized",
-                matmul(), matmul_grid});
-  registry.add_tunable(tensor_add_tiled_tunable());
-}
-
 }  // namespace nki::kernels

@@ -6,6 +6,7 @@
  */
 #include <fmt/format.h>
 
+#include "kernel_memo.h"
 #include "nki/kernels.h"
 #include "nki/nki.h"
 
@@ -28,19 +29,21 @@ TensorAddTiles tiles_of(const TuningConfig& c) { return {c.at("P"), c.at("F")}; 
 
 }  // namespace
 
-Kernel tensor_add_tiled(TensorAddTiles t) {
-  return nki::jit(
-      kName,
-      [t](nl::tensor a, nl::tensor b) {
-        auto c = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm);
-        auto ip = nl::program_id(0) * t.p + nl::arange(t.p)[nl::_, nl::newaxis];  // (P, 1): this instance's rows
-        for (auto j : nl::affine_range(a.shape()[1] / t.f)) {
-          auto jf = j * t.f + nl::arange(t.f)[nl::newaxis, nl::_];  // (1, F): the j-th free tile
-          nl::store(c[ip, jf], nl::load(a[ip, jf]) + nl::load(b[ip, jf]));
-        }
-        return c;
-      },
-      {"a", "b"});
+Kernel tensor_add_tiled(TensorAddTiles tiles) {
+  return memo_kernel(std::pair(tiles.p, tiles.f), [&](const auto&) {
+    return nki::jit(
+        kName,
+        [t = tiles](nl::tensor a, nl::tensor b) {
+          auto c = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm);
+          auto ip = nl::program_id(0) * t.p + nl::arange(t.p)[nl::_, nl::newaxis];  // (P, 1): this instance's rows
+          for (auto j : nl::affine_range(a.shape()[1] / t.f)) {
+            auto jf = j * t.f + nl::arange(t.f)[nl::newaxis, nl::_];  // (1, F): the j-th free tile
+            nl::store(c[ip, jf], nl::load(a[ip, jf]) + nl::load(b[ip, jf]));
+          }
+          return c;
+        },
+        {"a", "b"});
+  });
 }
 
 GridSpec tensor_add_tiled_grid(TensorAddTiles t, const std::vector<Shape>& shapes) {

@@ -274,7 +274,7 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
                                                      : "nki run";
   try {
     if (list->parsed()) {
-      for (const RegisteredKernel* k : registry.all()) out << fmt::format("{:<16} {}\n", k->name, k->description);
+      for (const RegisteredKernel* k : registry.all()) out << fmt::format("{:<28} {}\n", k->name, k->description);
       return 0;
     }
     if (mesh.parsed()) return mesh.run(out);

@@ -1,18 +1,4 @@
-/** \file The `nki` command, callable in-process (tests) and from main(). */
+/** \file The `nki` command's entry point (nki/cli.h, public: your own programs run it too). */
 #pragma once
 
-#include <ostream>
-
-#include "nki/registry.h"
-
-namespace nki::cli {
-
-/** Exit status for bad input (files, shapes, grids, flags). */
-inline constexpr int kExitBadInput = 2;
-/** Exit status of a run stopped by SIGINT (128 + 2, as a shell reports a SIGINT death). */
-inline constexpr int kExitInterrupted = 130;
-
-/** Runs `nki` with argv; writes to out/err; returns the exit status. */
-int run(int argc, const char* const* argv, const KernelRegistry& registry, std::ostream& out, std::ostream& err);
-
-}  // namespace nki::cli
+#include "nki/cli.h"

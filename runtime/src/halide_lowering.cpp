@@ -529,6 +529,12 @@ class KernelBuilder {
     }
   }
 
+  /** A matmul's accumulator: acc(n, m, batch) summed over k. */
+  struct Contraction {
+    Func acc;
+    Halide::RDom k;
+  };
+
   /**
    * Tiles computed into scratch at their place in the program: matmul, reduce and transpose
    * results; reads of tensors the kernel writes (a snapshot, so later writes cannot change
@@ -590,8 +596,9 @@ class KernelBuilder {
     std::vector<Func> stages;  // computed before the output, in full
     Expr value;
     const ir::Predicate* mask = nullptr;
+    Contraction contraction;  // a matmul's accumulator
     if (const auto* mm = std::get_if<ir::MatmulOp>(&op)) {
-      value = matmul_value(*mm, v, stages);
+      value = matmul_value(*mm, v, stages, contraction);
       mask = &mm->mask;
     } else if (const auto* r = std::get_if<ir::ReduceOp>(&op)) {
       value = reduce_value(*r, v, stages);
@@ -608,12 +615,42 @@ class KernelBuilder {
     if (mask && !mask->empty()) value = Halide::select(low_.holds(*mask, c), value, Halide::cast(value.type(), 0));
     out(v) = value;
     for (Func& f : stages) f.compute_root();
-    finish(out, step, ir_->name, fmt::format("tile{}", t), 0);
+    const bool blocked = contraction.acc.defined() && schedule_blocked(out, contraction, ti.shape);
+    if (contraction.acc.defined() && !blocked) schedule_rows(contraction, ti.shape);
+    finish(out, step, ir_->name, fmt::format("tile{}", t), blocked ? -1 : 0);
     return step;
   }
 
+  /**
+   * The register-blocked schedule of a matmul: the output in blocks of kBlockRows rows x
+   * kBlockVectors vectors of columns, each block's accumulator computed at the block (so it
+   * lives in registers), its update looping k outermost over the unrolled block. The sum per
+   * element is still k ascending from 0.0f, one rounding per mul and per add (strict float):
+   * only the order of independent elements changes. False when the tile does not divide into blocks.
+   */
+  bool schedule_blocked(Func& out, Contraction& c, const Shape& shape) {
+    constexpr int kBlockRows = 8, kBlockVectors = 2;
+    const int cols = lanes_ * kBlockVectors;
+    if (shape.size() != 2 || shape[0] % kBlockRows != 0 || shape[1] % cols != 0) return false;
+    const Var n = out.args()[0], m = out.args()[1], j = out.args()[2];
+    Var no("no"), ni("ni"), mo("mo"), mi("mi");
+    out.tile(n, m, no, mo, ni, mi, cols, kBlockRows).reorder(ni, mi, no, mo, j).vectorize(ni, lanes_).unroll(ni).unroll(mi);
+    const Var an = c.acc.args()[0], am = c.acc.args()[1];
+    c.acc.compute_at(out, no).vectorize(an, lanes_).unroll(an).unroll(am);
+    c.acc.update().reorder(an, am, c.k.x).vectorize(an, lanes_).unroll(an).unroll(am);
+    return true;
+  }
+
+  /** The fallback: the accumulator in full, row by row, k inside a row, vectorized along the row. */
+  void schedule_rows(Contraction& c, const Shape& shape) {
+    const Var n = c.acc.args()[0], m = c.acc.args()[1], j = c.acc.args()[2];
+    c.acc.compute_root();
+    c.acc.update().reorder(n, c.k.x, m, j);
+    if (shape[1] >= lanes_) c.acc.update().vectorize(n, lanes_, Halide::TailStrategy::GuardWithIf);
+  }
+
   /** result[m, n] = sum_k st[k, m] * mv[k, n] in fp32, k ascending. */
-  Expr matmul_value(const ir::MatmulOp& op, const std::vector<Var>& v, std::vector<Func>& stages) {
+  Expr matmul_value(const ir::MatmulOp& op, const std::vector<Var>& v, std::vector<Func>& stages, Contraction& contraction) {
     const Shape& st = ir_->tiles[static_cast<std::size_t>(op.stationary)].shape;
     const Var n = v[0], m = v[1], j = v[2];
     Var a("a"), kk("kk");
@@ -623,11 +660,9 @@ class KernelBuilder {
     Halide::RDom r(0, static_cast<int>(st[0]), "k");
     acc(n, m, j) = Expr(0.0f);
     acc(n, m, j) = acc(n, m, j) + stf(m, r, j) * mvf(n, r, j);
-    acc.update().reorder(n, r, m, j);
-    if (ir_->tiles[static_cast<std::size_t>(op.result)].shape[1] >= lanes_) acc.update().vectorize(n, lanes_, Halide::TailStrategy::GuardWithIf);
     stages.push_back(stf);
     stages.push_back(mvf);
-    stages.push_back(acc);
+    contraction = {acc, r};
     return canonical_nan(acc(n, m, j));
   }
 
@@ -743,6 +778,7 @@ class KernelBuilder {
     ob.dim(static_cast<int>(rank)).set_min(0).set_stride(step.out_dims[rank].stride);
 
     // Schedule: serial over the tile (parallelism comes from cores), vectorized along the innermost axis.
+    // update_dims < 0: the caller scheduled the output.
     if (update_dims == 0) {
       const Var x0 = out.args()[0];
       if (rank >= 2) {  // loop order: tile axis 0, batch, the other tile axes

@@ -36,9 +36,15 @@ std::vector<std::string> KernelRegistry::names() const {
 }
 
 void KernelRegistry::add_tunable(TunableKernel k) {
-  const TuningConfig defaults = k.defaults();
-  add({k.name, k.description, k.make(defaults),
-       [grid = k.grid, defaults](const std::vector<Shape>& shapes) { return grid(defaults, shapes); }});
+  if (find_tunable(k.name) != nullptr) {
+    throw UserError("err_duplicate_kernel", k.name, {},
+                    fmt::format("a tunable kernel named \"{}\" is already registered", k.name));
+  }
+  if (find(k.name) == nullptr) {
+    const TuningConfig defaults = k.defaults();
+    add({k.name, k.description, k.make(defaults),
+         [grid = k.grid, defaults](const std::vector<Shape>& shapes) { return grid(defaults, shapes); }});
+  }
   tunables_.push_back(std::move(k));
 }
 

@@ -38,7 +38,7 @@ TEST_CASE("nki profile - --json on trn1 from --input files, and --trace writes t
 }
 
 TEST_CASE("nki profile - the matmul estimate on trn1") {
-  const CliResult r = run_cli({"profile", "matmul", "--shape", "8192x4096", "--shape", "8192x8192", "--dtype", "bf16",
+  const CliResult r = run_cli({"profile", "matmul_fully_optimized", "--shape", "8192x4096", "--shape", "8192x8192", "--dtype", "bf16",
                                "--target", "trn1", "--json"});
   REQUIRE(r.status == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);

@@ -75,7 +75,7 @@ TEST_CASE("profile trace - Chrome Trace Event JSON: a process per core, a thread
 
 TEST_CASE("profile - matmul [4096,8192] @ [8192,8192] bf16 on trn1 is estimated in well under 10 s") {
   const auto t0 = std::chrono::steady_clock::now();
-  const auto r = nki::profile(nki::kernels::matmul().launch({}),
+  const auto r = nki::profile(nki::kernels::matmul_fully_optimized().launch({}),
                               {{{8192, 4096}, nki::DType::bf16}, {{8192, 8192}, nki::DType::bf16}}, "trn1", false);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(seconds < 10.0);
@@ -88,7 +88,7 @@ TEST_CASE("profile - matmul [4096,8192] @ [8192,8192] bf16 on trn1 is estimated 
 }
 
 TEST_CASE("matmul - the blocked kernel computes lhsT^T @ rhs on both executors") {
-  const nki::Kernel& k = nki::kernels::matmul();
+  const nki::Kernel& k = nki::kernels::matmul_fully_optimized();
   const std::int64_t K = 256, M = 256, N = 1024;
   auto lhsT = nki::Tensor::from_floats({K, M}, nki::DType::fp32, test::random_floats(K * M, 11, -1.0f, 1.0f));
   auto rhs = nki::Tensor::from_floats({K, N}, nki::DType::fp32, test::random_floats(K * N, 12, -1.0f, 1.0f));

@@ -30,8 +30,9 @@ class KernelRegistry {
   std::vector<std::string> names() const;
 
   /**
-   * Adds a tunable kernel; it is also registered as a plain kernel of the same name, built and
-   * gridded with its default configuration (so `nki run` and `nki profile` take it as is).
+   * Adds a tunable kernel. Unless a plain kernel of that name is registered already (which then
+   * stays what `nki run` launches without --autotune), it is also registered as one, built and
+   * gridded with its default configuration, so `nki run` and `nki profile` take it as is.
    */
   void add_tunable(TunableKernel k);
   /** nullptr when no tunable kernel has that name. */

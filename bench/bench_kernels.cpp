@@ -1,0 +1,155 @@
+/**
+ * \file Google Benchmark suite: the library's tutorial kernels against host baselines.
+ *
+ *   matmul_fully_optimized_nc2     bf16 lhsT [2048, 2048] x rhs [2048, 2048], fp32 accumulation,
+ *                                  grid spmd_dim(1, nc(2)): each simulated core computes half of N.
+ *                                  Counter GFLOPs = 2 K M N / time.
+ *   openblas_sgemm_2threads        cblas_sgemm on the same shapes in fp32 (lhsT transposed), two
+ *                                  OpenBLAS threads. The label names the core OpenBLAS chose and
+ *                                  OPENBLAS_CORETYPE as set (or "unset").
+ *   softmax_nc2 / rmsnorm_nc2      [4096, 4096] bf16, grid spmd_dim(1, nc(2)) (half the row tiles
+ *                                  per core). Counter GBps = (bytes read + written) / time.
+ *   stream_bf16_add_2threads       the STREAM-style baseline (bench/bf16_add_rows.cpp) on the same
+ *                                  number of elements, two threads. Counter GBps as above.
+ * Each kernel is checked once against its host reference (allclose) before it is timed.
+ */
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bf16_add_rows.h"
+#include "nki/kernel_references.h"
+#include "nki/kernels.h"
+#include "nki/nki.h"
+
+extern "C" char* openblas_get_corename();
+
+namespace nl = nki::language;
+namespace nk = nki::kernels;
+namespace ref = nki::kernels::reference;
+
+namespace {
+
+constexpr std::int64_t kMatmulSize = 2048;
+constexpr std::int64_t kRows = 4096, kCols = 4096;
+
+std::vector<float> ramp(std::int64_t n, std::uint32_t seed) {
+  std::vector<float> v(static_cast<std::size_t>(n));
+  std::uint32_t x = seed;
+  for (float& f : v) {
+    x = x * 1664525u + 1013904223u;
+    f = static_cast<float>(x >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f;  // [-1, 1)
+  }
+  return v;
+}
+
+/** Throws when the output is not allclose to the reference: a benchmark never times a wrong kernel. */
+void require_close(const nki::Tensor& got, const std::vector<double>& want, ref::Tolerance tol, const char* what) {
+  const std::string mismatch = ref::allclose_mismatch(ref::values(got), want, tol);
+  if (!mismatch.empty()) throw std::runtime_error(std::string(what) + ": " + mismatch);
+}
+
+struct MatmulInputs {
+  nki::Tensor lhsT, rhs;
+  std::vector<float> lhsT_f32, rhs_f32;  ///< the bf16 values widened, for OpenBLAS
+};
+const MatmulInputs& matmul_inputs() {
+  static const MatmulInputs in = [] {
+    const std::int64_t n = kMatmulSize;
+    MatmulInputs m{nki::Tensor::from_floats({n, n}, nl::bfloat16, ramp(n * n, 1)),
+                   nki::Tensor::from_floats({n, n}, nl::bfloat16, ramp(n * n, 2)), {}, {}};
+    m.lhsT_f32 = m.lhsT.to_floats();
+    m.rhs_f32 = m.rhs.to_floats();
+    return m;
+  }();
+  return in;
+}
+
+void sgemm(const MatmulInputs& in, std::vector<float>& out) {
+  const int n = static_cast<int>(kMatmulSize);
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, n, n, 1.0f, in.lhsT_f32.data(), n, in.rhs_f32.data(), n, 0.0f,
+              out.data(), n);
+}
+
+void matmul_fully_optimized_nc2(benchmark::State& state) {
+  const MatmulInputs& in = matmul_inputs();
+  const std::vector<nki::Shape> shapes{in.lhsT.shape(), in.rhs.shape()};
+  const nki::GridSpec grid = nk::matmul_fully_optimized_grid(shapes, nk::MatmulBlocks{}, 2);
+  const nki::Kernel k = nk::matmul_fully_optimized(nk::MatmulBlocks{});
+  {  // checked once against OpenBLAS's fp32 product of the same bf16 values (bf16 output)
+    std::vector<float> want(static_cast<std::size_t>(kMatmulSize * kMatmulSize));
+    openblas_set_num_threads(2);
+    sgemm(in, want);
+    require_close(k.launch(grid).run({in.lhsT, in.rhs}).outputs[0], {want.begin(), want.end()}, {1e-4, 1e-2},
+                  "matmul_fully_optimized");
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(k.launch(grid).run({in.lhsT, in.rhs}));
+  state.counters["GFLOPs"] = benchmark::Counter(2.0 * kMatmulSize * kMatmulSize * kMatmulSize,
+                                                benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+BENCHMARK(matmul_fully_optimized_nc2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void openblas_sgemm_2threads(benchmark::State& state) {
+  const MatmulInputs& in = matmul_inputs();
+  std::vector<float> out(static_cast<std::size_t>(kMatmulSize * kMatmulSize));
+  openblas_set_num_threads(2);
+  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
+  state.SetLabel(std::string("core ") + openblas_get_corename() + ", OPENBLAS_CORETYPE=" + (coretype ? coretype : "unset"));
+  for (auto _ : state) {
+    sgemm(in, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["GFLOPs"] = benchmark::Counter(2.0 * kMatmulSize * kMatmulSize * kMatmulSize,
+                                                benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+BENCHMARK(openblas_sgemm_2threads)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/** A row-wise kernel on [4096, 4096] bf16 over two cores, checked once; GBps counts its input and output bytes. */
+void row_kernel_nc2(benchmark::State& state, const nki::Kernel& k, const std::vector<nki::Tensor>& args,
+                    const std::vector<double>& want, const char* what) {
+  const nki::GridSpec grid{{nl::spmd_dim(1, nl::nc(2))}};
+  require_close(k.launch(grid).run(args).outputs[0], want, {1e-5, 1e-2}, what);
+  std::int64_t bytes = kRows * kCols * 2;  // the output
+  for (const nki::Tensor& a : args) bytes += static_cast<std::int64_t>(a.bytes());
+  for (auto _ : state) benchmark::DoNotOptimize(k.launch(grid).run(args));
+  state.counters["GBps"] = benchmark::Counter(static_cast<double>(bytes), benchmark::Counter::kIsIterationInvariantRate,
+                                              benchmark::Counter::kIs1000);
+}
+
+void softmax_nc2(benchmark::State& state) {
+  const nki::Tensor x = nki::Tensor::from_floats({kRows, kCols}, nl::bfloat16, ramp(kRows * kCols, 3));
+  row_kernel_nc2(state, nk::softmax(), {x}, ref::softmax(ref::values(x), kRows, kCols), "softmax");
+}
+BENCHMARK(softmax_nc2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void rmsnorm_nc2(benchmark::State& state) {
+  const nki::Tensor a = nki::Tensor::from_floats({kRows, kCols}, nl::bfloat16, ramp(kRows * kCols, 4));
+  const nki::Tensor g = nki::Tensor::from_floats({1, kCols}, nl::bfloat16, ramp(kCols, 5));
+  row_kernel_nc2(state, nk::rmsnorm(), {a, g}, ref::rmsnorm(ref::values(a), ref::values(g), kRows, kCols), "rmsnorm");
+}
+BENCHMARK(rmsnorm_nc2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void stream_bf16_add_2threads(benchmark::State& state) {
+  const std::size_t n = static_cast<std::size_t>(kRows * kCols);
+  std::vector<std::uint16_t> a(n, 0x3f80), b(n, 0x4000), c(n);
+  const std::size_t half = n / 2;
+  for (auto _ : state) {
+    std::thread t([&] { nki_bench::bf16_add_rows(a.data() + half, b.data() + half, c.data() + half, n - half); });
+    nki_bench::bf16_add_rows(a.data(), b.data(), c.data(), half);
+    t.join();
+    benchmark::DoNotOptimize(c.data());
+  }
+  if (c[0] != 0x4040) throw std::runtime_error("stream_bf16_add_2threads: 1 + 2 != 3");
+  state.counters["GBps"] = benchmark::Counter(static_cast<double>(3 * n * 2), benchmark::Counter::kIsIterationInvariantRate,
+                                              benchmark::Counter::kIs1000);
+}
+BENCHMARK(stream_bf16_add_2threads)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,46 @@
+/**
+ * \file Host references of the library kernels, in double precision from the input values as the
+ * kernel sees them (already in the input dtype). Tests, tutorials and benchmarks compare the
+ * kernels' outputs with these (allclose), the way NKI's tutorials compare with NumPy or torch.
+ */
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nki/shape.h"
+#include "nki/tensor.h"
+
+namespace nki::kernels::reference {
+
+/** result [M, N] = lhsT^T @ rhs for lhsT [K, M], rhs [K, N] (row-major). */
+std::vector<double> matmul(const std::vector<double>& lhsT, const std::vector<double>& rhs, std::int64_t k, std::int64_t m,
+                           std::int64_t n);
+/** Softmax over each row of x [rows, cols]. */
+std::vector<double> softmax(const std::vector<double>& x, std::int64_t rows, std::int64_t cols);
+/** a / sqrt(mean(a^2)) * g over each row; g has `cols` values. */
+std::vector<double> rmsnorm(const std::vector<double>& a, const std::vector<double>& g, std::int64_t rows, std::int64_t cols);
+/** (x - mean) / sqrt(var + epsilon) * gamma + beta over each row (population variance). */
+std::vector<double> layernorm(const std::vector<double>& x, const std::vector<double>& gamma, const std::vector<double>& beta,
+                              std::int64_t rows, std::int64_t cols, double epsilon);
+/** in [p, y, x] -> out [p, x, y]. */
+std::vector<double> transpose2d(const std::vector<double>& in, std::int64_t p, std::int64_t y, std::int64_t x);
+/** in [c, h, w] -> [c, h/pool, w/pool], the mean of each pool x pool window. */
+std::vector<double> average_pool2d(const std::vector<double>& in, std::int64_t c, std::int64_t h, std::int64_t w,
+                                   std::int64_t pool);
+
+/** The values a tensor holds, exactly, as doubles. */
+std::vector<double> values(const Tensor& t);
+
+/** Tolerances of a comparison: |got - want| <= atol + rtol * |want| (numpy.allclose). */
+struct Tolerance {
+  double atol, rtol;
+};
+/**
+ * The first element where `got` is not close to `want` (NaN never is), as a one-line message naming
+ * the index, both values and the tolerance; empty when all are close.
+ */
+std::string allclose_mismatch(const std::vector<double>& got, const std::vector<double>& want, Tolerance tol);
+
+}  // namespace nki::kernels::reference
