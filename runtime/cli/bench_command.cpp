@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -84,6 +85,31 @@ std::vector<float> generated_values(std::int64_t n, std::size_t arg) {
     v[i] = static_cast<float>(static_cast<std::int64_t>(h % 1024) - 512) / 8.0f;
   }
   return v;
+}
+
+/**
+ * Empty when `got` matches `want`: bit for bit with tolerance 0, else every element within
+ * tolerance x the largest magnitude of `want`; otherwise the first element that does not.
+ */
+std::string result_difference(const Tensor& got, const Tensor& want, double tolerance) {
+  if (got.shape() != want.shape() || got.dtype() != want.dtype()) {
+    return fmt::format("output {} {} against {} {}", shape_str(got.shape()), dtype_name(got.dtype()),
+                       shape_str(want.shape()), dtype_name(want.dtype()));
+  }
+  if (tolerance == 0) {
+    if (std::memcmp(got.data(), want.data(), static_cast<std::size_t>(got.bytes())) == 0) return {};
+    for (std::int64_t i = 0; i < got.bytes(); ++i)
+      if (got.data()[i] != want.data()[i]) return fmt::format("byte {} of the output differs", i);
+  }
+  const std::vector<double> g = got.to_values(), w = want.to_values();
+  double scale = 0;
+  for (double x : w) scale = std::max(scale, std::abs(x));
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    if (!(std::abs(g[i] - w[i]) <= tolerance * scale)) {
+      return fmt::format("element {} is {}, against {} (allowed difference {})", i, g[i], w[i], tolerance * scale);
+    }
+  }
+  return {};
 }
 
 /** A CSV field: quoted when it holds a comma, a quote or a newline. */
@@ -277,10 +303,9 @@ int BenchCommand::run(std::ostream& out, std::ostream& err) const {
         if (!reference) {
           reference = c;
           reference_config = configs[i].str();
-        } else if (c.shape() != reference->shape() || c.dtype() != reference->dtype() ||
-                   std::memcmp(c.data(), reference->data(), static_cast<std::size_t>(c.bytes())) != 0) {
-          throw InternalError(fmt::format("{} with {} computes a different result from {}", k->name,
-                                          configs[i].str(), reference_config));
+        } else if (const std::string diff = result_difference(c, *reference, k->result_tolerance); !diff.empty()) {
+          throw InternalError(fmt::format("{} with {} computes a different result from {}: {}", k->name,
+                                          configs[i].str(), reference_config, diff));
         }
         std::int64_t bytes = arg_bytes;
         for (const Tensor& o : first.outputs) bytes += o.bytes();

@@ -55,8 +55,8 @@ TEST_CASE("nki compile refuses bad input with one line and exit 2") {
   test::FreshCache cache;
   const clitest::CliResult unknown = run_cli({"compile", "no_such_kernel", "--shape", "4x4"});
   CHECK(unknown.status == 2);
-  CHECK(unknown.err == "nki compile: err_unknown_kernel: unknown kernel \"no_such_kernel\"; known kernels: matmul, "
-                       "tensor_add, tensor_add_nc2, tensor_add_tiled\n");
+  CHECK(unknown.err == "nki compile: err_unknown_kernel: unknown kernel \"no_such_kernel\"; known kernels: "
+                       "average_pool2d, layernorm, matmul_basic, matmul_block_free_dimension, matmul_fully_optimized, matmul_hoist_load, matmul_tiled, rmsnorm, softmax, tensor_add, tensor_add_nc2, tensor_add_tiled, transpose2d\n");
   const clitest::CliResult count = run_cli({"compile", "tensor_add", "--shape", "512x1024"});
   CHECK(count.status == 2);
   CHECK(count.err == "nki compile: tensor_add: err_argument_count: takes 2 arguments (--input or --shape), 1 given\n");

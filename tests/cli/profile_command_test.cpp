@@ -65,7 +65,7 @@ TEST_CASE("nki profile - bad input: one line, exit 2, nothing printed, no trace 
           "nki profile: err_invalid_shape: --shape \"256x0\": \"0\" is not a positive size; expected sizes joined by x, "
           "e.g. 4096x8192");
   refused({"profile", "no_such", "--shape", "1"},
-          "nki profile: err_unknown_kernel: unknown kernel \"no_such\"; known kernels: matmul, tensor_add, tensor_add_nc2, tensor_add_tiled");
+          "nki profile: err_unknown_kernel: unknown kernel \"no_such\"; known kernels: average_pool2d, layernorm, matmul_basic, matmul_block_free_dimension, matmul_fully_optimized, matmul_hoist_load, matmul_tiled, rmsnorm, softmax, tensor_add, tensor_add_nc2, tensor_add_tiled, transpose2d");
   refused({"profile", "tensor_add", "--shape", "256x1000", "--shape", "256x1000"},
           "nki profile: tensor_add: err_input_shape_not_tiled: input shape [256,1000] is not a 2-D multiple of the tile "
           "[128,512]");

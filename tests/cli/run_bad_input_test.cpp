@@ -227,7 +227,7 @@ TEST_CASE("cli: an unknown kernel is refused, listing the known ones") {
   const std::string out = dir.file("c.npy");
   write_valid_inputs(dir);
   check_refused(run_add("tensor_mul", dir.file("a.npy"), dir.file("b.npy"), out),
-                "nki run: err_unknown_kernel: unknown kernel \"tensor_mul\"; known kernels: matmul, tensor_add, tensor_add_nc2, tensor_add_tiled",
+                "nki run: err_unknown_kernel: unknown kernel \"tensor_mul\"; known kernels: average_pool2d, layernorm, matmul_basic, matmul_block_free_dimension, matmul_fully_optimized, matmul_hoist_load, matmul_tiled, rmsnorm, softmax, tensor_add, tensor_add_nc2, tensor_add_tiled, transpose2d",
                 dir, out);
 }
 
@@ -235,7 +235,7 @@ TEST_CASE("cli: an unknown kernel is named before its input files are looked at"
   TempDir dir;
   const std::string out = dir.file("c.npy");
   check_refused(run_add("nope", dir.file("missing_a.npy"), dir.file("missing_b.npy"), out),
-                "nki run: err_unknown_kernel: unknown kernel \"nope\"; known kernels: matmul, tensor_add, tensor_add_nc2, tensor_add_tiled", dir,
+                "nki run: err_unknown_kernel: unknown kernel \"nope\"; known kernels: average_pool2d, layernorm, matmul_basic, matmul_block_free_dimension, matmul_fully_optimized, matmul_hoist_load, matmul_tiled, rmsnorm, softmax, tensor_add, tensor_add_nc2, tensor_add_tiled, transpose2d", dir,
                 out);
 }
 

@@ -72,10 +72,10 @@ TEST_CASE("tensor_add_tiled - forbidden configurations come with the hardware's 
   const std::vector<nki::TensorSpec> wide{{{256, 65536}, nl::float32}, {{256, 65536}, nl::float32}};
   CHECK(nki::config_rejection(k, config(128, 8192), wide, "trn2") == std::nullopt);
   CHECK(located_reason(k, config(128, 65536), wide) ==
-        "tensor_add_tiled.cpp:39): err_size_of_dimension_exceed_arch_limit: nl::load of fp32 [128,65536] needs 262144 "
+        "tensor_add_tiled.cpp:41): err_size_of_dimension_exceed_arch_limit: nl::load of fp32 [128,65536] needs 262144 "
         "bytes per partition; sbuf has 196608 bytes per partition");
   CHECK(located_reason(k, config(128, 32768), wide) ==
-        "tensor_add_tiled.cpp:39): err_sbuf_out_of_memory: the load result fp32 [128,32768] needs 131072 bytes per "
+        "tensor_add_tiled.cpp:41): err_sbuf_out_of_memory: the load result fp32 [128,32768] needs 131072 bytes per "
         "partition of SBUF; 65536 bytes are free of the 196608 per partition on trn2 (131072 live)");
   // A tile the shape is not a multiple of is refused with the grid's message.
   CHECK(nki::config_rejection(k, config(128, 512), {{{128, 1024}, nl::bfloat16}, {{128, 1024}, nl::bfloat16}}, "trn2") ==

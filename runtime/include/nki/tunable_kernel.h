@@ -47,6 +47,10 @@ struct TunableKernel {
   std::function<GridSpec(const TuningConfig&, const std::vector<Shape>&)> grid;
   std::function<std::optional<std::string>(const TuningConfig&, const std::vector<TensorSpec>&, const sim::TargetSpec&)>
       forbidden;
+  /// How far two configurations' outputs may differ, relative to the largest magnitude of the
+  /// output: 0 (bit-identical) unless a parameter reorders a sum (a matmul's K blocking rounds
+  /// its partial sums differently).
+  double result_tolerance = 0;
 
   /** Every parameter at its default value. */
   TuningConfig defaults() const;
