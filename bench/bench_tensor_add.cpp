@@ -33,6 +33,7 @@
 
 #include "bf16_add_baseline.h"
 #include "bf16_add_rows.h"
+#include "check_once.h"
 #include "nki/dtype.h"
 #include "nki/kernels.h"
 #include "nki/nki.h"
@@ -86,18 +87,6 @@ std::string compare_bits(std::span<const std::uint16_t> got, const std::vector<s
     }
   }
   return {};
-}
-
-/**
- * Runs `check` the first time `name` is asked for and returns its message (empty: correct);
- * later calls return the cached message. Google Benchmark calls a benchmark function several
- * times (iteration estimation, repetitions); the output is checked once per process.
- */
-const std::string& check_once(const std::string& name, const std::function<std::string()>& check) {
-  static std::map<std::string, std::string> done;
-  auto it = done.find(name);
-  if (it == done.end()) it = done.emplace(name, check()).first;
-  return it->second;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -195,7 +184,7 @@ void launch_benchmark(benchmark::State& state, bool nc2) {
   const nki::BoundLaunch launch = tensor_add_launch(nc2);
   // The first check traces, compiles and checks the bits; the timed loop reuses the artifact
   // and, through the HBM free list, the output block of the previous launch.
-  if (const std::string& err = check_once(nc2 ? "launch_nc2" : "launch_nc1", [&] { return check_launch(launch); });
+  if (const std::string& err = nki_bench::check_once(nc2 ? "launch_nc2" : "launch_nc1", [&] { return check_launch(launch); });
       !err.empty()) {
     state.SkipWithError(err.c_str());
     return;
@@ -214,7 +203,7 @@ void BM_tensor_add_nc1_launch(benchmark::State& state) { launch_benchmark(state,
 
 void stream_benchmark(benchmark::State& state, int threads) {
   StreamSide& s = stream_side();
-  if (const std::string& err = check_once("stream" + std::to_string(threads), [&] { return s.check(threads); });
+  if (const std::string& err = nki_bench::check_once("stream" + std::to_string(threads), [&] { return s.check(threads); });
       !err.empty()) {
     state.SkipWithError(err.c_str());
     return;
@@ -239,8 +228,8 @@ void BM_stream_bf16_add_2threads_tiles(benchmark::State& state) { stream_benchma
 void BM_launch_over_stream(benchmark::State& state) {
   const nki::BoundLaunch launch = tensor_add_launch(true);
   StreamSide& s = stream_side();
-  for (const std::string& err : {check_once("launch_nc2", [&] { return check_launch(launch); }),
-                                  check_once("stream2", [&] { return s.check(2); })}) {
+  for (const std::string& err : {nki_bench::check_once("launch_nc2", [&] { return check_launch(launch); }),
+                                  nki_bench::check_once("stream2", [&] { return s.check(2); })}) {
     if (!err.empty()) {
       state.SkipWithError(err.c_str());
       return;
@@ -330,7 +319,7 @@ void dispatch_benchmark(benchmark::State& state, const nki::BoundLaunch& launch)
     }
     return {};
   };
-  if (const std::string& err = check_once("tiny_add" + launch.grid().str(), check); !err.empty()) {
+  if (const std::string& err = nki_bench::check_once("tiny_add" + launch.grid().str(), check); !err.empty()) {
     state.SkipWithError(err.c_str());
     return;
   }

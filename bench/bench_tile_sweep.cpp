@@ -25,8 +25,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
-#include <map>
 #include <memory>
 #include <new>
 #include <optional>
@@ -35,6 +33,7 @@
 #include <vector>
 
 #include "bf16_add_baseline.h"
+#include "check_once.h"
 #include "nki/kernels.h"
 #include "nki/nki.h"
 #include "nki/profile.h"
@@ -92,19 +91,11 @@ std::string compare(const std::uint16_t* got, const std::string& what) {
   return {};
 }
 
-/** Runs `check` once per name per process (Google Benchmark calls a function several times) and keeps its message. */
-const std::string& checked_once(const std::string& name, const std::function<std::string()>& check) {
-  static std::map<std::string, std::string> done;
-  auto it = done.find(name);
-  if (it == done.end()) it = done.emplace(name, check()).first;
-  return it->second;
-}
-
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 void BM_stream_bf16_add_2threads_4096x8192(benchmark::State& state) {
   SweepInputs& in = inputs();
-  if (const std::string& err = checked_once("stream", [&] {
+  if (const std::string& err = nki_bench::check_once("stream", [&] {
         in.run_stream();
         return compare(in.stream_c.get(), "the baseline");
       });
@@ -133,7 +124,7 @@ void BM_tensor_add_tile_sweep(benchmark::State& state, std::int64_t p, std::int6
   }
   const nki::BoundLaunch launch = family.make(config).launch(family.grid(config, {in.a.shape(), in.b.shape()}));
   const std::vector<nki::Tensor> args{in.a, in.b};
-  if (const std::string& err = checked_once(config.str(), [&] {
+  if (const std::string& err = nki_bench::check_once(config.str(), [&] {
         nki::LaunchResult r = launch.run(args);  // traces and compiles
         return compare(r.outputs.at(0).bits16().data(), "tensor_add_tiled " + config.str());
       });
@@ -206,7 +197,7 @@ void BM_matmul_block_sweep(benchmark::State& state, std::int64_t tm, std::int64_
   }
   static const double default_us = matmul_estimate(family, family.defaults()).latency_us;
   nki::ProfileReport r;
-  if (const std::string& err = checked_once(config.str(), [&] {
+  if (const std::string& err = nki_bench::check_once(config.str(), [&] {
         r = matmul_estimate(family, config);
         const std::int64_t want = 2 * kM * kN * kK;
         if (r.flops != want) return "the estimate counts " + std::to_string(r.flops) + " FLOPs, want " + std::to_string(want);

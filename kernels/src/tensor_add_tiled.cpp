@@ -6,6 +6,7 @@
  */
 #include <fmt/format.h>
 
+#include "kernel_inputs.h"
 #include "kernel_memo.h"
 #include "nki/kernels.h"
 #include "nki/nki.h"
@@ -47,9 +48,7 @@ Kernel tensor_add_tiled(TensorAddTiles tiles) {
 }
 
 GridSpec tensor_add_tiled_grid(TensorAddTiles t, const std::vector<Shape>& shapes) {
-  if (shapes.size() != 2) {
-    throw UserError("err_argument_count", kName, {}, fmt::format("takes 2 inputs, {} given", shapes.size()));
-  }
+  check_argument_count(kName, shapes, 2);
   if (shapes[0] != shapes[1]) {
     throw UserError("err_input_shape_mismatch", kName, {},
                     fmt::format("inputs have different shapes {} and {}", shape_str(shapes[0]), shape_str(shapes[1])));
