@@ -229,3 +229,21 @@ TEST_CASE("nki bench - --plot without gnuplot on PATH is refused before the swee
                 "gnuplot-nox)",
                 dir, png);
 }
+
+TEST_CASE("nki bench - on a terminal, progress is one bar redrawn in place on stderr") {
+  // `script` runs the command on a pseudo-terminal and keeps what it printed there; stdout is
+  // sent to /dev/null, so the log holds stderr alone.
+  TempDir dir;
+  const std::string log = dir.file("tty.log");
+  const std::string command = fmt::format(
+      "NKI_CACHE_DIR='{}' '{}' bench tensor_add_tiled --sweep 'P=64,128;F=512' --shape 256x1024 --shape 256x1024 "
+      "--iters 0 >/dev/null",
+      dir.file("cache"), NKI_BINARY);
+  REQUIRE(std::system(fmt::format("script -qec \"{}\" '{}' >/dev/null 2>&1", command, log).c_str()) == 0);
+  const std::string text = read_bytes(log);
+  const std::string bar = "\r\x1b[2K[                              ] 0/2 P=64 F=512"
+                          "\r\x1b[2K[###############               ] 1/2 P=128 F=512"
+                          "\r\x1b[2K[##############################] 2/2\r\n";
+  CHECK_MESSAGE(text.find(bar) != std::string::npos, text);
+  CHECK(text.find("nki bench: 1/2") == std::string::npos);  // no plain lines
+}
