@@ -55,12 +55,12 @@ TEST_CASE("matmul_fully_optimized tunable - blockings the matrices or the SBUF d
         "bytes are free of the 196608 per partition on trn2 (163840 live)");
 }
 
-TEST_CASE("nki bench - a simulated sweep of matmul block sizes, and a host one whose results agree") {
+TEST_CASE("nki bench - a sweep of matmul K blockings: their results agree within the kernel's tolerance") {
   const test::FreshCache cache;
   const clitest::CliResult r =
-      clitest::run_cli({"bench", "matmul_fully_optimized", "--sweep", "tiles_m=1,2;tiles_n=1;tiles_k=1,2", "--shape",
+      clitest::run_cli({"bench", "matmul_fully_optimized", "--sweep", "tiles_m=1;tiles_n=1;tiles_k=1,2", "--shape",
                         "256x256", "--shape", "256x1024", "--dtype", "bf16", "--iters", "1"});
   REQUIRE(r.status == 0);
-  CHECK(r.out.starts_with("matmul_fully_optimized [256,256] [256,1024] bf16 on trn2: 4 configurations, 0 forbidden; "
+  CHECK(r.out.starts_with("matmul_fully_optimized [256,256] [256,1024] bf16 on trn2: 2 configurations, 0 forbidden; "
                           "sorted by simulated latency\n      tiles_m tiles_n tiles_k  simulated_us      host_us  host_GBps\nbest "));
 }
