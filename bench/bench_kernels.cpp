@@ -28,7 +28,7 @@
 #include <thread>
 #include <vector>
 
-#include "bf16_add_rows.h"
+#include "bf16_add_baseline.h"
 #include "nki/kernel_references.h"
 #include "nki/kernels.h"
 #include "nki/nki.h"
@@ -140,12 +140,9 @@ void rmsnorm_nc2(benchmark::State& state) {
 }
 BENCHMARK(rmsnorm_nc2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-/** The STREAM-style bf16 add c = a + b, half the elements on a second thread. */
+/** The STREAM-style bf16 add c = a + b (bench/bf16_add_baseline.h), on two threads. */
 void stream_add_2threads(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b, std::vector<std::uint16_t>& c) {
-  const std::size_t n = a.size(), half = n / 2;
-  std::thread t([&] { nki_bench::bf16_add_rows(a.data() + half, b.data() + half, c.data() + half, n - half); });
-  nki_bench::bf16_add_rows(a.data(), b.data(), c.data(), half);
-  t.join();
+  nki_bench::stream_bf16_add(a.data(), b.data(), c.data(), a.size(), 2);
   benchmark::DoNotOptimize(c.data());
 }
 

@@ -31,7 +31,9 @@
 #include <thread>
 #include <vector>
 
+#include "bf16_add_baseline.h"
 #include "bf16_add_rows.h"
+#include "check_once.h"
 #include "nki/dtype.h"
 #include "nki/kernels.h"
 #include "nki/nki.h"
@@ -51,43 +53,6 @@ constexpr std::int64_t kElements = kRows * kCols;
 /// Bytes one add moves: read a, read b, write c, 2 bytes each.
 constexpr std::int64_t kBytesPerAdd = 3 * kElements * 2;
 
-/** splitmix64: a quick deterministic generator; the values only need to look random. */
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-/**
- * bf16 bits of a normal number in about [2^-8, 2^9) with random sign and mantissa,
- * so no subnormal arithmetic slows either side down. A sparse sprinkle of NaN
- * (signalling and quiet) and infinities exercises the NaN rule of the rounding.
- */
-std::uint16_t random_bf16(std::uint64_t seed, std::int64_t i) {
-  const std::uint64_t r = mix(seed * 0x100000001b3ull + static_cast<std::uint64_t>(i));
-  // Specials sit at different positions in a and b: which NaN an x86 add returns when both
-  // operands are NaN depends on operand order, which C++ leaves to the compiler.
-  if ((i + static_cast<std::int64_t>(seed) * 9973) % 65521 == 0) {
-    constexpr std::uint16_t specials[] = {0x7f81, 0xffc1, 0x7f80, 0xff80};  // sNaN, -qNaN, +inf, -inf
-    return specials[(r >> 8) & 3];
-  }
-  const std::uint32_t sign = static_cast<std::uint32_t>(r & 1) << 15;
-  const std::uint32_t exponent = 119u + static_cast<std::uint32_t>((r >> 1) % 17);  // biased
-  const std::uint32_t mantissa = static_cast<std::uint32_t>(r >> 8) & 0x7fu;
-  return static_cast<std::uint16_t>(sign | (exponent << 7) | mantissa);
-}
-
-/**
- * The host reference for one element, as the project defines a bf16 add: the fp32 sum
- * (a NaN sum is the canonical quiet NaN 0x7fc00000, as ir::apply_binary makes it, since
- * IEEE leaves NaN payloads open), rounded to bf16 by nki::float_to_bf16_bits.
- */
-std::uint16_t reference_add(std::uint16_t a, std::uint16_t b) {
-  const float sum = nki::bf16_bits_to_float(a) + nki::bf16_bits_to_float(b);
-  return nki::float_to_bf16_bits(std::isnan(sum) ? std::bit_cast<float>(0x7fc00000u) : sum);
-}
-
 struct AddInputs {
   nki::Tensor a{{kRows, kCols}, nl::bfloat16};  // in the default device's HBM
   nki::Tensor b{{kRows, kCols}, nl::bfloat16};
@@ -96,9 +61,9 @@ struct AddInputs {
   AddInputs() : expected(static_cast<std::size_t>(kElements)) {
     std::span<std::uint16_t> pa = a.bits16(), pb = b.bits16();
     for (std::int64_t i = 0; i < kElements; ++i) {
-      pa[i] = random_bf16(1, i);
-      pb[i] = random_bf16(2, i);
-      expected[i] = reference_add(pa[i], pb[i]);
+      pa[i] = nki_bench::random_bf16(1, i);
+      pb[i] = nki_bench::random_bf16(2, i);
+      expected[i] = nki_bench::reference_add(pa[i], pb[i]);
     }
   }
 };
@@ -122,18 +87,6 @@ std::string compare_bits(std::span<const std::uint16_t> got, const std::vector<s
     }
   }
   return {};
-}
-
-/**
- * Runs `check` the first time `name` is asked for and returns its message (empty: correct);
- * later calls return the cached message. Google Benchmark calls a benchmark function several
- * times (iteration estimation, repetitions); the output is checked once per process.
- */
-const std::string& check_once(const std::string& name, const std::function<std::string()>& check) {
-  static std::map<std::string, std::string> done;
-  auto it = done.find(name);
-  if (it == done.end()) it = done.emplace(name, check()).first;
-  return it->second;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -166,17 +119,9 @@ struct HostBuffer {
   std::uint16_t* get() const { return p.get(); }
 };
 
-/** The STREAM-style baseline: two std::threads, each adds half the rows (threads == 1: the caller adds all). */
+/** The STREAM-style baseline over the whole 8192x8192 add: two std::threads (threads == 1: the caller adds all). */
 void stream_bf16_add(const std::uint16_t* a, const std::uint16_t* b, std::uint16_t* c, int threads = 2) {
-  if (threads == 1) {
-    nki_bench::bf16_add_rows(a, b, c, static_cast<std::size_t>(kElements));
-    return;
-  }
-  constexpr std::size_t half = static_cast<std::size_t>(kRows / 2 * kCols);
-  std::thread t0([=] { nki_bench::bf16_add_rows(a, b, c, half); });
-  std::thread t1([=] { nki_bench::bf16_add_rows(a + half, b + half, c + half, half); });
-  t0.join();
-  t1.join();
+  nki_bench::stream_bf16_add(a, b, c, static_cast<std::size_t>(kElements), threads);
 }
 
 /**
@@ -239,7 +184,7 @@ void launch_benchmark(benchmark::State& state, bool nc2) {
   const nki::BoundLaunch launch = tensor_add_launch(nc2);
   // The first check traces, compiles and checks the bits; the timed loop reuses the artifact
   // and, through the HBM free list, the output block of the previous launch.
-  if (const std::string& err = check_once(nc2 ? "launch_nc2" : "launch_nc1", [&] { return check_launch(launch); });
+  if (const std::string& err = nki_bench::check_once(nc2 ? "launch_nc2" : "launch_nc1", [&] { return check_launch(launch); });
       !err.empty()) {
     state.SkipWithError(err.c_str());
     return;
@@ -258,7 +203,7 @@ void BM_tensor_add_nc1_launch(benchmark::State& state) { launch_benchmark(state,
 
 void stream_benchmark(benchmark::State& state, int threads) {
   StreamSide& s = stream_side();
-  if (const std::string& err = check_once("stream" + std::to_string(threads), [&] { return s.check(threads); });
+  if (const std::string& err = nki_bench::check_once("stream" + std::to_string(threads), [&] { return s.check(threads); });
       !err.empty()) {
     state.SkipWithError(err.c_str());
     return;
@@ -283,8 +228,8 @@ void BM_stream_bf16_add_2threads_tiles(benchmark::State& state) { stream_benchma
 void BM_launch_over_stream(benchmark::State& state) {
   const nki::BoundLaunch launch = tensor_add_launch(true);
   StreamSide& s = stream_side();
-  for (const std::string& err : {check_once("launch_nc2", [&] { return check_launch(launch); }),
-                                  check_once("stream2", [&] { return s.check(2); })}) {
+  for (const std::string& err : {nki_bench::check_once("launch_nc2", [&] { return check_launch(launch); }),
+                                  nki_bench::check_once("stream2", [&] { return s.check(2); })}) {
     if (!err.empty()) {
       state.SkipWithError(err.c_str());
       return;
@@ -355,7 +300,7 @@ struct TinyInputs {
         b(nki::Tensor::from_floats({kGridX, kGridY}, nl::float32, b_host)) {}
   static std::vector<float> make(std::uint64_t seed) {
     std::vector<float> v(static_cast<std::size_t>(kGridX * kGridY));
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(mix(seed * 7919 + i) % 2001) / 64.0f - 15.0f;
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(nki_bench::mix(seed * 7919 + i) % 2001) / 64.0f - 15.0f;
     return v;
   }
 };
@@ -374,7 +319,7 @@ void dispatch_benchmark(benchmark::State& state, const nki::BoundLaunch& launch)
     }
     return {};
   };
-  if (const std::string& err = check_once("tiny_add" + launch.grid().str(), check); !err.empty()) {
+  if (const std::string& err = nki_bench::check_once("tiny_add" + launch.grid().str(), check); !err.empty()) {
     state.SkipWithError(err.c_str());
     return;
   }

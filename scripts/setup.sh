@@ -10,6 +10,7 @@ packages=(
   libopenblas-dev  # the sgemm baseline of bench/bench_kernels.cpp
   openmpi-bin libopenmpi-dev  # the MPI backend and its mpirun tests (optional: -DNKI_ENABLE_MPI=OFF)
   clang libclang-rt-14-dev  # the fuzz targets (libFuzzer) in .ci/run
+  gnuplot-nox               # nki bench --plot (its tests render a PNG)
 )
 
 missing=()

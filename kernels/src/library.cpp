@@ -29,6 +29,8 @@ void register_library_kernels(KernelRegistry& registry) {
                 transpose2d_grid});
   registry.add({"average_pool2d", "[C, H, W] -> [C, H/2, W/2]: the mean of each 2x2 window", average_pool2d(),
                 [](const std::vector<Shape>& s) { return average_pool2d_grid(s, kAveragePoolSize); }});
+  registry.add_tunable(tensor_add_tiled_tunable());
+  registry.add_tunable(matmul_fully_optimized_tunable());  // the plain matmul_fully_optimized above stays
 }
 
 }  // namespace nki::kernels

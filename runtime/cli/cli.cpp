@@ -9,10 +9,12 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "bench_command.h"
 #include "cache_command.h"
 #include "compile_command.h"
 #include "mesh_command.h"
 #include "profile_command.h"
+#include "nki/autotune.h"
 #include "nki/simulator/target.h"
 #include "nki/communicator.h"
 #include "nki/interrupt.h"
@@ -34,6 +36,7 @@ struct RunArgs {
   std::string target = "trn2";
   bool checked = false;
   bool dump_ir = false;
+  bool autotune = false;
 };
 
 /** An error message as the single line the command promises: newlines become "; ". */
@@ -100,11 +103,17 @@ class SigintStopsLaunch {
   bool installed_ = false;
 };
 
-int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& out) {
+int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& out, std::ostream& err) {
   const RegisteredKernel* k = registry.find(a.kernel);
   if (k == nullptr) {
     throw UserError("err_unknown_kernel", "", {},
                     fmt::format("unknown kernel \"{}\"; known kernels: {}", a.kernel, fmt::join(registry.names(), ", ")));
+  }
+  const TunableKernel* tunable = a.autotune ? registry.find_tunable(a.kernel) : nullptr;
+  if (a.autotune && tunable == nullptr) {
+    throw UserError("err_not_tunable", k->name, {},
+                    fmt::format("--autotune: has no tile parameters to tune; tunable kernels: {}",
+                                fmt::join(registry.tunable_names(), ", ")));
   }
   if (a.inputs.size() != k->kernel.arity()) {
     throw UserError("err_argument_count", k->name, {},
@@ -150,7 +159,15 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
       SigintStopsLaunch::check();
     }
   });
-  const GridSpec expected = k->default_grid(shapes);  // validates the shapes
+  std::optional<BoundLaunch> tuned;  // --autotune: the recorded configuration's kernel and grid
+  if (tunable) {
+    std::vector<TensorSpec> specs;
+    for (const NpyArray& x : arrays) specs.push_back({x.shape, is_integer(x.dtype) ? x.dtype : dtype});
+    autotune::TunedLaunch t = autotune::tuned_launch(*tunable, specs, a.target);
+    if (!t.autotuned) err << fmt::format("nki run: {}: no autotuned configuration ({}); using {}\n", k->name, t.miss, t.config.str());
+    tuned = t.launch;
+  }
+  const GridSpec expected = tuned ? tuned->grid() : k->default_grid(shapes);  // validates the shapes
   GridSpec grid = expected;
   if (requested_grid) {
     grid = *requested_grid;
@@ -170,9 +187,10 @@ int run_kernel(const RunArgs& a, const KernelRegistry& registry, std::ostream& o
   arrays.clear();
 
   SigintStopsLaunch::check();
+  const Kernel& kernel = tuned ? tuned->kernel() : k->kernel;
   LaunchOptions options{executor, &device, a.checked};
   options.span_ranks = true;  // the grid spreads over every rank's chip (one rank: this one)
-  const LaunchResult r = k->kernel.launch(grid).with(options).run(args);
+  const LaunchResult r = kernel.launch(grid).with(options).run(args);
   SigintStopsLaunch::check();
   if (!output) return 0;  // another rank writes
   if (a.dump_ir) out << r.ir_text;
@@ -218,11 +236,14 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
                     "Checked mode: the reference interpreter with poisoned fresh memory; reports reads of unwritten "
                     "elements, conflicting writes and unwritten outputs");
   run_cmd->add_flag("--dump-ir", ra.dump_ir, "Print the kernel's canonical IR");
+  run_cmd->add_flag("--autotune", ra.autotune,
+                    "A tunable kernel runs the configuration `nki bench` recorded for these shapes, dtype and target");
 
   const MeshCommand mesh(app);
   const CacheCommand cache_cmd(app);
   const CompileCommand compile_cmd(app);
   const ProfileCommand profile(app, registry);
+  const BenchCommand bench(app, registry);
 
   // CLI11 words a missing or unknown command as "A subcommand is required"; say which.
   std::vector<std::string> commands;
@@ -260,6 +281,7 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
                               : cache_cmd.parsed()   ? cache_cmd.name()
                               : compile_cmd.parsed() ? "nki compile"
                               : profile.parsed()     ? "nki profile"
+                              : bench.parsed()       ? "nki bench"
                                                      : "nki run";
   try {
     if (list->parsed()) {
@@ -270,8 +292,9 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
     if (cache_cmd.parsed()) return cache_cmd.run(out);
     if (compile_cmd.parsed()) return compile_cmd.run(registry, out, err);
     if (profile.parsed()) return profile.run(out);
+    if (bench.parsed()) return bench.run(out, err);
     const SigintStopsLaunch sigint;
-    return run_kernel(ra, registry, out);
+    return run_kernel(ra, registry, out, err);
   } catch (const Interrupted&) {
     err << command << ": interrupted (SIGINT): every core stopped, no output was written\n";
     return kExitInterrupted;

@@ -320,6 +320,8 @@ fs::path directory() {
   return fs::temp_directory_path() / "nki-cache";
 }
 
+fs::path version_directory() { return version_root(); }
+
 void set_directory(std::optional<fs::path> dir) {
   std::lock_guard lock(override_mutex);
   dir_override = std::move(dir);
@@ -382,6 +384,7 @@ std::int64_t clear() {
   std::error_code ec;
   fs::remove_all(version_root() / "entries", ec);
   fs::remove_all(version_root() / "tmp", ec);
+  fs::remove_all(version_root() / "autotune", ec);
   fs::remove(version_root() / "stats.json", ec);
   forget_compiled_programs();
   return n;

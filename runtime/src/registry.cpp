@@ -35,6 +35,32 @@ std::vector<std::string> KernelRegistry::names() const {
   return out;
 }
 
+void KernelRegistry::add_tunable(TunableKernel k) {
+  if (find_tunable(k.name) != nullptr) {
+    throw UserError("err_duplicate_kernel", k.name, {},
+                    fmt::format("a tunable kernel named \"{}\" is already registered", k.name));
+  }
+  if (find(k.name) == nullptr) {
+    const TuningConfig defaults = k.defaults();
+    add({k.name, k.description, k.make(defaults),
+         [grid = k.grid, defaults](const std::vector<Shape>& shapes) { return grid(defaults, shapes); }});
+  }
+  tunables_.push_back(std::move(k));
+}
+
+const TunableKernel* KernelRegistry::find_tunable(const std::string& name) const {
+  for (const TunableKernel& k : tunables_)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::vector<std::string> KernelRegistry::tunable_names() const {
+  std::vector<std::string> out;
+  for (const TunableKernel& k : tunables_) out.push_back(k.name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 void check_grid_fits(const RegisteredKernel& k, const GridSpec& grid, const GridSpec& expected,
                      const std::vector<Shape>& shapes) {
   if (grid.logical_shape() != expected.logical_shape()) {

@@ -24,7 +24,7 @@ namespace clitest {
 /** How an unknown-kernel error lists the library's kernels (sorted). */
 inline const std::string kKnownKernels =
     "average_pool2d, layernorm, matmul_basic, matmul_block_free_dimension, matmul_fully_optimized, matmul_hoist_load, "
-    "matmul_tiled, rmsnorm, softmax, tensor_add, tensor_add_nc2, transpose2d";
+    "matmul_tiled, rmsnorm, softmax, tensor_add, tensor_add_nc2, tensor_add_tiled, transpose2d";
 
 namespace fs = std::filesystem;
 

@@ -451,7 +451,7 @@ TEST_CASE("cli: unexpected arguments are refused, naming them in the order given
   SUBCASE("an unknown option before the command") {
     const CliResult r = run_cli({"--verbose", "list"});
     CHECK(r.status == 2);
-    CHECK(r.err == "nki: unknown option \"--verbose\"; commands: list, run, mesh, cache, compile, profile (see nki --help)\n");
+    CHECK(r.err == "nki: unknown option \"--verbose\"; commands: list, run, mesh, cache, compile, profile, bench (see nki --help)\n");
     CHECK(r.out.empty());
   }
 }
@@ -459,13 +459,13 @@ TEST_CASE("cli: unexpected arguments are refused, naming them in the order given
 TEST_CASE("cli: an unknown command is refused, listing the commands") {
   const CliResult r = run_cli({"frobnicate"});
   CHECK(r.status == 2);
-  CHECK(r.err == "nki: unknown command \"frobnicate\"; commands: list, run, mesh, cache, compile, profile (see nki --help)\n");
+  CHECK(r.err == "nki: unknown command \"frobnicate\"; commands: list, run, mesh, cache, compile, profile, bench (see nki --help)\n");
   CHECK(r.out.empty());
 }
 
 TEST_CASE("cli: no command at all is refused, listing the commands") {
   const CliResult r = run_cli({});
   CHECK(r.status == 2);
-  CHECK(r.err == "nki: a command is required: list, run, mesh, cache, compile or profile (see nki --help)\n");
+  CHECK(r.err == "nki: a command is required: list, run, mesh, cache, compile, profile or bench (see nki --help)\n");
   CHECK(r.out.empty());
 }

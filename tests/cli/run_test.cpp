@@ -268,7 +268,7 @@ TEST_CASE("cli: nki list names every library kernel, one per line, sorted") {
   for (std::string line; std::getline(lines, line);) names.push_back(line.substr(0, line.find(' ')));
   CHECK(names == std::vector<std::string>{"average_pool2d", "layernorm", "matmul_basic", "matmul_block_free_dimension",
                                          "matmul_fully_optimized", "matmul_hoist_load", "matmul_tiled", "rmsnorm", "softmax",
-                                         "tensor_add", "tensor_add_nc2", "transpose2d"});
+                                         "tensor_add", "tensor_add_nc2", "tensor_add_tiled", "transpose2d"});
 }
 
 TEST_CASE("cli: nki --help and nki run --help print usage on stdout and exit 0") {

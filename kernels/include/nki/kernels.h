@@ -20,6 +20,22 @@ GridSpec tensor_add_grid(const std::vector<Shape>& shapes);
 /** The multi-core tutorial's grid: [spmd_dim(P/256, nc(2)), F/512]. */
 GridSpec tensor_add_nc2_grid(const std::vector<Shape>& shapes);
 
+/** The tile of tensor_add_tiled: P partition rows by F free elements. */
+struct TensorAddTiles {
+  std::int64_t p = 128, f = 512;
+};
+
+/**
+ * c = a + b over [R, C] tensors in [P, F] tiles, NKI's loop structure: the grid
+ * [spmd_dim(R/(2P), nc(2))] gives each instance one row of tiles (the two cores of an LNC=2
+ * logical core take alternate rows), which it walks with affine_range(C/F).
+ */
+Kernel tensor_add_tiled(TensorAddTiles t);  ///< one Kernel per tile size, made once
+/** tensor_add_tiled's grid, after checking both inputs are the same multiple of [2P, F]. */
+GridSpec tensor_add_tiled_grid(TensorAddTiles t, const std::vector<Shape>& shapes);
+/** tensor_add_tiled as a tunable kernel: P (1..512) and F (1..65536), powers of two; P > 128 is forbidden. */
+TunableKernel tensor_add_tiled_tunable();
+
 // ---- NKI's matmul tutorial: result [M, N] = lhsT^T @ rhs for lhsT [K, M] and rhs [K, N] ----
 // Tiles are [TILE_M x TILE_N x TILE_K] = [128 x 512 x 128]; each *_grid checks the shapes (one-line
 // err_input_shape_* errors naming them) and returns the launch grid.
@@ -83,7 +99,15 @@ Kernel average_pool2d(std::int64_t pool_size);
 const Kernel& average_pool2d();  ///< with kAveragePoolSize
 GridSpec average_pool2d_grid(const std::vector<Shape>& shapes, std::int64_t pool_size);
 
-/** Registers every library kernel above for the `nki` command. */
+/**
+ * matmul_fully_optimized(blocks) as a tunable kernel: tiles_m (1..32), tiles_n (1..8) and tiles_k
+ * (1..32) tiles per block, powers of two (defaults 16, 2, 8), launched on the two cores of an
+ * LNC=2 logical core (matmul_fully_optimized_grid(shapes, blocks, 2)). Blocks the matrices are
+ * not a multiple of, and blocks over SBUF or PSUM, are forbidden with the launch's own message.
+ */
+TunableKernel matmul_fully_optimized_tunable();
+
+/** Registers every library kernel above for the `nki` command; tensor_add_tiled and matmul_fully_optimized are tunable. */
 void register_library_kernels(KernelRegistry& registry);
 
 }  // namespace nki::kernels

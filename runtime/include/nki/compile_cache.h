@@ -14,6 +14,8 @@ namespace nki::cache {
  * (read at each call), unless set_directory() chose one for this process.
  */
 std::filesystem::path directory();
+/** The subdirectory of directory() for this project and Halide version, which holds everything the cache keeps. */
+std::filesystem::path version_directory();
 /** Overrides the directory for this process (nullopt: back to the environment). */
 void set_directory(std::optional<std::filesystem::path> dir);
 
@@ -41,7 +43,7 @@ std::filesystem::path entry_directory(const std::string& key);
 /** Drops this process's memo of loaded artifacts, so the next launch reads the directory again. */
 void forget_loaded();
 
-/** Removes every entry and resets the counters; returns how many entries there were. */
+/** Removes every entry and autotuning record and resets the counters; returns how many entries there were. */
 std::int64_t clear();
 
 /** How long a process waits for another's compile of the same key: $NKI_CACHE_LOCK_TIMEOUT (seconds, default 600). */

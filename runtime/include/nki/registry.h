@@ -1,11 +1,13 @@
 /** \file Kernels known by name to the `nki` command, with the grid each launches on by default. */
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "nki/kernel.h"
+#include "nki/tunable_kernel.h"
 
 namespace nki {
 
@@ -27,8 +29,20 @@ class KernelRegistry {
   std::vector<const RegisteredKernel*> all() const;
   std::vector<std::string> names() const;
 
+  /**
+   * Adds a tunable kernel. Unless a plain kernel of that name is registered already (which then
+   * stays what `nki run` launches without --autotune), it is also registered as one, built and
+   * gridded with its default configuration, so `nki run` and `nki profile` take it as is.
+   */
+  void add_tunable(TunableKernel k);
+  /** nullptr when no tunable kernel has that name. */
+  const TunableKernel* find_tunable(const std::string& name) const;
+  /** The names of the tunable kernels, sorted. */
+  std::vector<std::string> tunable_names() const;
+
  private:
   std::vector<RegisteredKernel> kernels_;
+  std::deque<TunableKernel> tunables_;  ///< a deque: pointers handed out stay valid as kernels are added
 };
 
 /**

@@ -1,0 +1,30 @@
+/** \file `--sweep "P=32,64,128;F=64..8192"`: the parameter values a tile sweep tries. */
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nki::cli {
+
+/** One swept parameter and its values, in the order written. */
+struct SweepAxis {
+  std::string name;
+  std::vector<std::int64_t> values;
+  bool operator==(const SweepAxis&) const = default;
+};
+
+/**
+ * Parses NAME=VALUES[;NAME=VALUES...]: VALUES is a comma-separated list of positive integers
+ * and ranges LO..HI, meaning LO, 2 LO, 4 LO, ..., HI (HI must be LO times a power of two).
+ * Names are letters, digits and '_', starting with a letter or '_'. Spaces around items are
+ * allowed. A name or a value given twice is an error. Throws nki::UserError (err_invalid_sweep)
+ * naming the spec, the offending part and what was expected.
+ */
+std::vector<SweepAxis> parse_sweep(std::string_view text);
+
+/** Back to text: "P=32,64,128;F=64,128" (ranges written out). */
+std::string sweep_str(const std::vector<SweepAxis>& axes);
+
+}  // namespace nki::cli

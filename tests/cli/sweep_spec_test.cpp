@@ -1,0 +1,60 @@
+/** \file --sweep: the values each spelling means, and one exact line for every malformed spec. */
+#include <doctest/doctest.h>
+
+#include "nki/error.h"
+#include "sweep_spec.h"
+
+using nki::cli::parse_sweep;
+using nki::cli::SweepAxis;
+
+namespace {
+
+std::string refusal(const std::string& spec) {
+  try {
+    (void)parse_sweep(spec);
+  } catch (const nki::UserError& e) {
+    CHECK(e.name() == "err_invalid_sweep");
+    return e.what();
+  }
+  return "(parsed)";
+}
+
+}  // namespace
+
+TEST_CASE("sweep spec - lists and doubling ranges, in the order written") {
+  CHECK(parse_sweep("P=32,64,128;F=64..8192") ==
+        std::vector<SweepAxis>{{"P", {32, 64, 128}}, {"F", {64, 128, 256, 512, 1024, 2048, 4096, 8192}}});
+  CHECK(parse_sweep(" tiles_m = 4 , 16 ; tiles_k=8..8,1 ") ==
+        std::vector<SweepAxis>{{"tiles_m", {4, 16}}, {"tiles_k", {8, 1}}});
+  CHECK(parse_sweep("F=3..24") == std::vector<SweepAxis>{{"F", {3, 6, 12, 24}}});
+  CHECK(nki::cli::sweep_str(parse_sweep("P=128,32;F=64..256")) == "P=128,32;F=64,128,256");
+}
+
+TEST_CASE("sweep spec - every malformed spec is one line naming the part and what was expected") {
+  CHECK(refusal("") ==
+        "err_invalid_sweep: --sweep \"\": empty; expected NAME=VALUES[;NAME=VALUES...], e.g. \"P=32,64,128;F=64..8192\"");
+  CHECK(refusal("P") == "err_invalid_sweep: --sweep \"P\": \"P\" has no '='; expected NAME=VALUES[;NAME=VALUES...], "
+                        "e.g. \"P=32,64,128;F=64..8192\"");
+  CHECK(refusal("P=32;") == "err_invalid_sweep: --sweep \"P=32;\": an empty parameter between ';'; expected "
+                            "NAME=VALUES[;NAME=VALUES...], e.g. \"P=32,64,128;F=64..8192\"");
+  CHECK(refusal("2P=32") ==
+        "err_invalid_sweep: --sweep \"2P=32\": \"2P\" is not a parameter name (letters, digits and _, not starting "
+        "with a digit)");
+  CHECK(refusal("P=") == "err_invalid_sweep: --sweep \"P=\": parameter P has no values");
+  CHECK(refusal("P=32,,64") == "err_invalid_sweep: --sweep \"P=32,,64\": value \"\" of P is not a positive integer");
+  CHECK(refusal("P=0") == "err_invalid_sweep: --sweep \"P=0\": value \"0\" of P is not a positive integer");
+  CHECK(refusal("P=-4") == "err_invalid_sweep: --sweep \"P=-4\": value \"-4\" of P is not a positive integer");
+  CHECK(refusal("P=3x") == "err_invalid_sweep: --sweep \"P=3x\": value \"3x\" of P is not a positive integer");
+  CHECK(refusal("P=99999999999999999999") ==
+        "err_invalid_sweep: --sweep \"P=99999999999999999999\": value \"99999999999999999999\" of P is not a positive "
+        "integer");
+  CHECK(refusal("P=32;P=64") == "err_invalid_sweep: --sweep \"P=32;P=64\": parameter P is given twice");
+  CHECK(refusal("F=64,32..128") == "err_invalid_sweep: --sweep \"F=64,32..128\": value 64 of F is given twice");
+  CHECK(refusal("F=8192..64") == "err_invalid_sweep: --sweep \"F=8192..64\": range 8192..64 of F is empty: 8192 > 64");
+  CHECK(refusal("F=64..1000") == "err_invalid_sweep: --sweep \"F=64..1000\": range 64..1000 of F: 1000 is not 64 times "
+                                 "a power of 2 (LO..HI doubles from LO to HI)");
+  CHECK(refusal("F=..64") == "err_invalid_sweep: --sweep \"F=..64\": value \"\" of F is not a positive integer");
+  CHECK(refusal("F=1..4611686018427387905") ==
+        "err_invalid_sweep: --sweep \"F=1..4611686018427387905\": range 1..4611686018427387905 of F: "
+        "4611686018427387905 is not 1 times a power of 2 (LO..HI doubles from LO to HI)");
+}
