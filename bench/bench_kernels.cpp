@@ -25,7 +25,6 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "bf16_add_baseline.h"
