@@ -85,8 +85,9 @@ TEST_CASE("mpi nki run: checked mode, which keeps a whole launch's writes in one
 TEST_CASE("mpi nki compile --spmd: the world's cores share one artifact, rank 0 compiles and prints") {
   const mpi_test::SharedCache cache;
   const int ranks = nki::communicator().ranks();
+  // A world of 4 cores: each of the ranks' chips holds 4 / ranks of them.
   const Ran r = nki_command({"compile", "tensor_add_nc2", "--shape", "512x1024", "--shape", "512x1024", "--spmd",
-                             "--grid", "spmd_dim(1,nc(4)),2"});
+                             "--grid", "spmd_dim(1,nc(4)),2", "--cores", "4"});
   CHECK(r.status == 0);
   if (nki::communicator().rank() != 0) {
     CHECK(r.out == "");
@@ -101,7 +102,10 @@ TEST_CASE("mpi nki compile --spmd: the world's cores share one artifact, rank 0 
   for (int core = 0; core < 4; ++core) {
     REQUIRE(std::getline(lines, line));
     if (core == 0) key = line.substr(6, 16);
-    CHECK(line == fmt::format("  NC{} {} {}", core, key, core == 0 ? "compiled" : "reused"));
+    CHECK(line == fmt::format("  NC{} {} {}, 2 instances", core, key, core == 0 ? "compiled" : "reused"));
   }
+  REQUIRE(std::getline(lines, line));
+  CHECK(line.starts_with("simulated latency "));
+  CHECK(line.ends_with(" us on trn2"));
   CHECK_FALSE(std::getline(lines, line));
 }
