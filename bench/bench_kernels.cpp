@@ -55,7 +55,7 @@ std::vector<float> ramp(std::int64_t n, std::uint32_t seed) {
 
 /** Throws when the output is not allclose to the reference: a benchmark never times a wrong kernel. */
 void require_close(const nki::Tensor& got, const std::vector<double>& want, ref::Tolerance tol, const char* what) {
-  const std::string mismatch = ref::allclose_mismatch(ref::values(got), want, tol);
+  const std::string mismatch = ref::allclose_mismatch(got.to_values(), want, tol);
   if (!mismatch.empty()) throw std::runtime_error(std::string(what) + ": " + mismatch);
 }
 
@@ -128,14 +128,14 @@ void row_kernel_nc2(benchmark::State& state, const nki::Kernel& k, const std::ve
 
 void softmax_nc2(benchmark::State& state) {
   const nki::Tensor x = nki::Tensor::from_floats({kRows, kCols}, nl::bfloat16, ramp(kRows * kCols, 3));
-  row_kernel_nc2(state, nk::softmax(), {x}, ref::softmax(ref::values(x), kRows, kCols), "softmax");
+  row_kernel_nc2(state, nk::softmax(), {x}, ref::softmax(x.to_values(), kRows, kCols), "softmax");
 }
 BENCHMARK(softmax_nc2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void rmsnorm_nc2(benchmark::State& state) {
   const nki::Tensor a = nki::Tensor::from_floats({kRows, kCols}, nl::bfloat16, ramp(kRows * kCols, 4));
   const nki::Tensor g = nki::Tensor::from_floats({1, kCols}, nl::bfloat16, ramp(kCols, 5));
-  row_kernel_nc2(state, nk::rmsnorm(), {a, g}, ref::rmsnorm(ref::values(a), ref::values(g), kRows, kCols), "rmsnorm");
+  row_kernel_nc2(state, nk::rmsnorm(), {a, g}, ref::rmsnorm(a.to_values(), g.to_values(), kRows, kCols), "rmsnorm");
 }
 BENCHMARK(rmsnorm_nc2)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -44,8 +44,8 @@ int step(const char* name, const nki::Kernel& k, const nki::GridSpec& grid, cons
                                             false);
   fmt::print("{:<30} [{}x{}] @ [{}x{}]: simulated {:.1f} us, hfu {:.2f}; ", name, M, K, K, N, p.latency_us, p.hfu);
   const std::vector<double> want =
-      nk::reference::matmul(nk::reference::values(lhsT), nk::reference::values(rhs), K, M, N);
-  const std::vector<double> got = nk::reference::values(result);
+      nk::reference::matmul(lhsT.to_values(), rhs.to_values(), K, M, N);
+  const std::vector<double> got = result.to_values();
   return tutorial::check_allclose({got.begin(), got.end()}, {want.begin(), want.end()}, 1e-4, 1e-2);
 }
 

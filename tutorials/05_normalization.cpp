@@ -38,7 +38,7 @@ int check(const char* name, const nki::Kernel& k, const std::vector<nki::Tensor>
   for (const nki::GridSpec& grid : {nki::GridSpec{}, nki::GridSpec{{nl::spmd_dim(1, nl::nc(2))}}}) {
     const nki::LaunchResult r = k.launch(grid).run(args);
     fmt::print("{:<10} {} rows on {} core{}: ", name, args[0].shape()[0], r.cores.size(), r.cores.size() == 1 ? "" : "s");
-    const std::vector<double> got = ref::values(r.outputs.at(0));
+    const std::vector<double> got = r.outputs.at(0).to_values();
     failed += tutorial::check_allclose({got.begin(), got.end()}, {want.begin(), want.end()}, 1e-5, 1e-3);
   }
   return failed;
@@ -51,7 +51,7 @@ int main() {
   const nki::Tensor x = random_tensor({rows, d}, -3.0f, 3.0f, 1);
   const nki::Tensor g = random_tensor({1, d}, 0.5f, 1.5f, 2);
   const nki::Tensor beta = random_tensor({1, d}, -1.0f, 1.0f, 3);
-  const std::vector<double> xv = ref::values(x), gv = ref::values(g), bv = ref::values(beta);
+  const std::vector<double> xv = x.to_values(), gv = g.to_values(), bv = beta.to_values();
 
   int failed = 0;
   failed += check("softmax", nk::softmax(), {x}, ref::softmax(xv, rows, d));

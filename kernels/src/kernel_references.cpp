@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "nki/dtype.h"
 
 namespace nki::kernels::reference {
 
@@ -85,14 +84,6 @@ std::vector<double> average_pool2d(const std::vector<double>& in, std::int64_t c
           for (std::int64_t b = 0; b < pool; ++b) s += in[at((ch * h + i * pool + a) * w + j * pool + b)];
         out[at((ch * ho + i) * wo + j)] = s / static_cast<double>(pool * pool);
       }
-  return out;
-}
-
-std::vector<double> values(const Tensor& t) {
-  std::vector<double> out(at(t.elements()));
-  const int eb = dtype_bytes(t.dtype());
-  const auto* p = reinterpret_cast<const std::uint8_t*>(t.data());
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = load_element(p + i * static_cast<std::size_t>(eb), t.dtype());
   return out;
 }
 

@@ -11,7 +11,7 @@ TEST_CASE("transpose2d - each row's matrix transposed, exactly") {
       CAPTURE(nki::shape_str(s));
       const nki::Tensor in = kt::input(s, dt, 101, -100.0f, 100.0f);
       const nki::Tensor out = kt::check_kernel(nk::transpose2d(), nk::transpose2d_grid({s}), {in},
-                                               kt::ref::transpose2d(kt::ref::values(in), s[0], s[1], s[2]), {0, 0});
+                                               kt::ref::transpose2d(in.to_values(), s[0], s[1], s[2]), {0, 0});
       CHECK(out.shape() == nki::Shape{s[0], s[2], s[1]});
     }
 }
@@ -25,12 +25,12 @@ TEST_CASE("average_pool2d - the mean of each pool window") {
       // fp32: numpy's allclose defaults (the tutorial's check); bf16 outputs: rtol widened to bf16's rounding.
       const kt::ref::Tolerance tol = dt == DType::fp32 ? kt::ref::Tolerance{1e-8, 1e-5} : kt::ref::Tolerance{1e-8, 1e-2};
       const nki::Tensor out = kt::check_kernel(nk::average_pool2d(), nk::average_pool2d_grid({s}, 2), {in},
-                                               kt::ref::average_pool2d(kt::ref::values(in), s[0], s[1], s[2], 2), tol);
+                                               kt::ref::average_pool2d(in.to_values(), s[0], s[1], s[2], 2), tol);
       CHECK(out.shape() == nki::Shape{s[0], s[1] / 2, s[2] / 2});
     }
   const nki::Tensor in = kt::input({3, 9, 6}, DType::fp32, 112);
   kt::check_kernel(nk::average_pool2d(3), nk::average_pool2d_grid({in.shape()}, 3), {in},
-                   kt::ref::average_pool2d(kt::ref::values(in), 3, 9, 6, 3), {1e-8, 1e-5});
+                   kt::ref::average_pool2d(in.to_values(), 3, 9, 6, 3), {1e-8, 1e-5});
 }
 
 TEST_CASE("access-pattern kernels - shapes they cannot take are refused with the shape named") {

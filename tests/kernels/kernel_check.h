@@ -31,7 +31,7 @@ inline nki::Tensor check_kernel(const nki::Kernel& k, const nki::GridSpec& grid,
   REQUIRE(r.outputs.size() == 1);
   const std::int64_t d = test::first_difference(h.outputs[0], r.outputs[0]);
   CHECK_MESSAGE(d < 0, "executors differ at element " << d);
-  const std::string mismatch = ref::allclose_mismatch(ref::values(h.outputs[0]), want, tol);
+  const std::string mismatch = ref::allclose_mismatch(h.outputs[0].to_values(), want, tol);
   CHECK_MESSAGE(mismatch.empty(), mismatch);
   return h.outputs[0];
 }

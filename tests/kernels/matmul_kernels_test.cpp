@@ -20,7 +20,7 @@ void check_matmul(const nki::Kernel& kernel, const nki::GridSpec& grid, Case c, 
   CAPTURE(c.n);
   const nki::Tensor lhsT = kt::input({c.k, c.m}, dt, seed);
   const nki::Tensor rhs = kt::input({c.k, c.n}, dt, seed + 1);
-  const std::vector<double> want = kt::ref::matmul(kt::ref::values(lhsT), kt::ref::values(rhs), c.k, c.m, c.n);
+  const std::vector<double> want = kt::ref::matmul(lhsT.to_values(), rhs.to_values(), c.k, c.m, c.n);
   const nki::Tensor out = kt::check_kernel(kernel, grid, {lhsT, rhs}, want, kMatmulTolerance);
   CHECK(out.dtype() == dt);
   CHECK(out.shape() == nki::Shape{c.m, c.n});

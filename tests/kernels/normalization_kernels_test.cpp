@@ -19,7 +19,7 @@ TEST_CASE("softmax - each row sums to one, matches the host") {
       CAPTURE(nki::dtype_name(dt));
       CAPTURE(nki::shape_str(s));
       const nki::Tensor x = kt::input(s, dt, 71, -4.0f, 4.0f);
-      const auto want = kt::ref::softmax(kt::ref::values(x), s[0], s[1]);
+      const auto want = kt::ref::softmax(x.to_values(), s[0], s[1]);
       kt::check_kernel(nk::softmax(), nk::softmax_grid({s}), {x}, want, tolerance(dt));
     }
 }
@@ -31,7 +31,7 @@ TEST_CASE("rmsnorm - rows not a multiple of 128 are masked, matches the host") {
       CAPTURE(nki::shape_str(s));
       const nki::Tensor a = kt::input(s, dt, 81);
       const nki::Tensor g = kt::input({1, s[1]}, dt, 82, 0.5f, 1.5f);
-      const auto want = kt::ref::rmsnorm(kt::ref::values(a), kt::ref::values(g), s[0], s[1]);
+      const auto want = kt::ref::rmsnorm(a.to_values(), g.to_values(), s[0], s[1]);
       kt::check_kernel(nk::rmsnorm(), nk::rmsnorm_grid({a.shape(), g.shape()}), {a, g}, want, tolerance(dt));
     }
 }
@@ -44,7 +44,7 @@ TEST_CASE("layernorm - zero mean and unit variance per row, then gamma and beta"
       const nki::Tensor x = kt::input(s, dt, 91, -3.0f, 5.0f);
       const nki::Tensor gamma = kt::input({1, s[1]}, dt, 92, 0.5f, 1.5f);
       const nki::Tensor beta = kt::input({1, s[1]}, dt, 93);
-      const auto want = kt::ref::layernorm(kt::ref::values(x), kt::ref::values(gamma), kt::ref::values(beta), s[0], s[1],
+      const auto want = kt::ref::layernorm(x.to_values(), gamma.to_values(), beta.to_values(), s[0], s[1],
                                            nk::kLayernormEpsilon);
       kt::check_kernel(nk::layernorm(), nk::layernorm_grid({x.shape(), gamma.shape(), beta.shape()}), {x, gamma, beta},
                        want, tolerance(dt));
@@ -56,7 +56,7 @@ TEST_CASE("layernorm - epsilon is part of the kernel") {
   const nki::Tensor x = nki::Tensor::from_floats({4, 8}, DType::fp32, std::vector<float>(32, 3.0f));
   const nki::Tensor gamma = nki::Tensor::from_floats({1, 8}, DType::fp32, std::vector<float>(8, 2.0f));
   const nki::Tensor beta = nki::Tensor::from_floats({1, 8}, DType::fp32, std::vector<float>(8, 0.25f));
-  const auto want = kt::ref::layernorm(kt::ref::values(x), kt::ref::values(gamma), kt::ref::values(beta), 4, 8, 1.0);
+  const auto want = kt::ref::layernorm(x.to_values(), gamma.to_values(), beta.to_values(), 4, 8, 1.0);
   kt::check_kernel(nk::layernorm(1.0), {}, {x, gamma, beta}, want, {0, 0});
   const std::vector<nki::Shape> shapes{x.shape(), gamma.shape(), beta.shape()};
   const std::vector<DType> dtypes(3, DType::fp32);
@@ -79,7 +79,7 @@ TEST_CASE("normalization kernels - split over two cores, the last run of row til
   const nki::Tensor x = kt::input(s, DType::fp32, 121, -4.0f, 4.0f);
   const nki::Tensor g = kt::input({1, s[1]}, DType::fp32, 122, 0.5f, 1.5f);
   const nki::Tensor beta = kt::input({1, s[1]}, DType::fp32, 123);
-  const auto xv = kt::ref::values(x), gv = kt::ref::values(g), bv = kt::ref::values(beta);
+  const auto xv = x.to_values(), gv = g.to_values(), bv = beta.to_values();
   kt::check_kernel(nk::softmax(), grid, {x}, kt::ref::softmax(xv, s[0], s[1]), tolerance(DType::fp32));
   kt::check_kernel(nk::rmsnorm(), grid, {x, g}, kt::ref::rmsnorm(xv, gv, s[0], s[1]), tolerance(DType::fp32));
   kt::check_kernel(nk::layernorm(), grid, {x, g, beta},

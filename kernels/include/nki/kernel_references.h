@@ -1,6 +1,6 @@
 /**
  * \file Host references of the library kernels, in double precision from the input values as the
- * kernel sees them (already in the input dtype). Tests, tutorials and benchmarks compare the
+ * kernel sees them (already in the input dtype: Tensor::to_values()). Tests, tutorials and benchmarks compare the
  * kernels' outputs with these (allclose), the way NKI's tutorials compare with NumPy or torch.
  */
 #pragma once
@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "nki/shape.h"
-#include "nki/tensor.h"
 
 namespace nki::kernels::reference {
 
@@ -29,9 +28,6 @@ std::vector<double> transpose2d(const std::vector<double>& in, std::int64_t p, s
 /** in [c, h, w] -> [c, h/pool, w/pool], the mean of each pool x pool window. */
 std::vector<double> average_pool2d(const std::vector<double>& in, std::int64_t c, std::int64_t h, std::int64_t w,
                                    std::int64_t pool);
-
-/** The values a tensor holds, exactly, as doubles. */
-std::vector<double> values(const Tensor& t);
 
 /** Tolerances of a comparison: |got - want| <= atol + rtol * |want| (numpy.allclose). */
 struct Tolerance {
