@@ -15,8 +15,6 @@
  */
 #include <fmt/format.h>
 
-#include <random>
-
 #include "nki/kernel_references.h"
 #include "nki/kernels.h"
 #include "nki/nki.h"
@@ -27,14 +25,6 @@ namespace nl = nki::language;
 namespace nk = nki::kernels;
 
 namespace {
-
-nki::Tensor random_bf16(const nki::Shape& s, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<std::size_t>(s[0] * s[1]));
-  for (float& x : v) x = dist(rng);
-  return nki::Tensor::from_floats(s, nl::bfloat16, v);
-}
 
 /** Runs one step of the tutorial, prints its simulated latency, and checks it. */
 int step(const char* name, const nki::Kernel& k, const nki::GridSpec& grid, const nki::Tensor& lhsT, const nki::Tensor& rhs) {
@@ -55,11 +45,13 @@ int main() {
   int failed = 0;
   // Step 1: one tile, the tutorial's 64 x 128 x 512.
   {
-    const nki::Tensor lhsT = random_bf16({128, 64}, 1), rhs = random_bf16({128, 512}, 2);
+    const nki::Tensor lhsT = tutorial::random_tensor({128, 64}, nl::bfloat16, -1.0f, 1.0f, 1);
+    const nki::Tensor rhs = tutorial::random_tensor({128, 512}, nl::bfloat16, -1.0f, 1.0f, 2);
     failed += step("matmul_basic", nk::matmul_basic(), {}, lhsT, rhs);
   }
   // Steps 2-5 on [512 x 512] @ [512 x 2048]: one M block, two N blocks, one K block.
-  const nki::Tensor lhsT = random_bf16({512, 512}, 3), rhs = random_bf16({512, 2048}, 4);
+  const nki::Tensor lhsT = tutorial::random_tensor({512, 512}, nl::bfloat16, -1.0f, 1.0f, 3);
+  const nki::Tensor rhs = tutorial::random_tensor({512, 2048}, nl::bfloat16, -1.0f, 1.0f, 4);
   failed += step("matmul_tiled", nk::matmul_tiled(), {}, lhsT, rhs);
   failed += step("matmul_hoist_load", nk::matmul_hoist_load(), {}, lhsT, rhs);
   failed += step("matmul_block_free_dimension", nk::matmul_block_free_dimension(), {}, lhsT, rhs);

@@ -12,8 +12,6 @@
  */
 #include <fmt/format.h>
 
-#include <random>
-
 #include "nki/kernel_references.h"
 #include "nki/kernels.h"
 #include "nki/nki.h"
@@ -24,14 +22,6 @@ namespace nk = nki::kernels;
 namespace ref = nki::kernels::reference;
 
 namespace {
-
-nki::Tensor random_tensor(const nki::Shape& s, float lo, float hi, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<std::size_t>(s[0] * s[1]));
-  for (float& x : v) x = dist(rng);
-  return nki::Tensor::from_floats(s, nl::float32, v);
-}
 
 int check(const char* name, const nki::Kernel& k, const std::vector<nki::Tensor>& args, const std::vector<double>& want) {
   int failed = 0;
@@ -48,9 +38,9 @@ int check(const char* name, const nki::Kernel& k, const std::vector<nki::Tensor>
 
 int main() {
   const std::int64_t rows = 250, d = 512;  // 250 rows: two row tiles, the second masked after row 121
-  const nki::Tensor x = random_tensor({rows, d}, -3.0f, 3.0f, 1);
-  const nki::Tensor g = random_tensor({1, d}, 0.5f, 1.5f, 2);
-  const nki::Tensor beta = random_tensor({1, d}, -1.0f, 1.0f, 3);
+  const nki::Tensor x = tutorial::random_tensor({rows, d}, nl::float32, -3.0f, 3.0f, 1);
+  const nki::Tensor g = tutorial::random_tensor({1, d}, nl::float32, 0.5f, 1.5f, 2);
+  const nki::Tensor beta = tutorial::random_tensor({1, d}, nl::float32, -1.0f, 1.0f, 3);
   const std::vector<double> xv = x.to_values(), gv = g.to_values(), bv = beta.to_values();
 
   int failed = 0;

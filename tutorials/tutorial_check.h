@@ -5,11 +5,21 @@
 
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <vector>
 
 #include "nki/nki.h"
 
 namespace tutorial {
+
+/** A tensor of `shape` with uniform random values in [lo, hi), converted to `dtype`. */
+inline nki::Tensor random_tensor(const nki::Shape& shape, nki::DType dtype, float lo, float hi, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<std::size_t>(nki::shape_elements(shape)));
+  for (float& x : v) x = dist(rng);
+  return nki::Tensor::from_floats(shape, dtype, v);
+}
 
 /** Prints, per NeuronCore, the instances it ran in order. */
 inline void print_placement(const nki::LaunchResult& r) {
