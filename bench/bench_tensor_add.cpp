@@ -34,6 +34,7 @@
 #include "bf16_add_baseline.h"
 #include "bf16_add_rows.h"
 #include "check_once.h"
+#include "nki/placement.h"
 #include "nki/dtype.h"
 #include "nki/kernels.h"
 #include "nki/nki.h"

@@ -2,7 +2,8 @@
 # from this build tree (nki_DIR=<build dir>) gives nki::nki and the libraries it is made of.
 include(CMakePackageConfigHelpers)
 
-set(NKI_EXPORTED_TARGETS nki_dsl nki_simulator nki_runtime nki_kernels nki_cli nki_nki)
+set(NKI_EXPORTED_TARGETS nki_dsl nki_simulator nki_core nki_compile nki_dist nki_launch nki_tune nki_runtime nki_kernels
+  nki_cli nki_nki)
 foreach(target IN LISTS NKI_EXPORTED_TARGETS)
   string(REPLACE "nki_" "" export_name ${target})
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name})
@@ -12,7 +13,8 @@ install(TARGETS ${NKI_EXPORTED_TARGETS} EXPORT nkiTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS nki RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(dir dsl/include simulator/include runtime/include kernels/include)
+foreach(dir dsl/include simulator/include runtime/core/include runtime/compile/include runtime/dist/include
+            runtime/launch/include runtime/tune/include runtime/cli/include kernels/include)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 

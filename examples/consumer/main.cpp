@@ -58,7 +58,7 @@ int demo() {
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "demo") return demo();
   nki::KernelRegistry registry;
-  nki::kernels::register_library_kernels(registry);
+  nki::cli::register_library_kernels(registry);
   registry.add({"scaled_add", "c = 2 * a + b, [128, F] row tiles, grid [P/128]", scaled_add, scaled_add_grid});
   return nki::cli::run(argc, argv, registry, std::cout, std::cerr);
 }

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_fixture.h"
+#include "nki/autotune.h"
 
 using clitest::run_cli;
 
@@ -49,6 +50,18 @@ TEST_CASE("nki compile: MPMD by default with a hint to pass --spmd, SPMD with --
   const nlohmann::json after = nlohmann::json::parse(run_cli({"cache", "stats", "--json"}).out);
   CHECK(after.at("entries").get<int>() == 0);
   CHECK(after.at("compiles").get<int>() == 0);
+}
+
+TEST_CASE("nki cache clear removes the autotuning records with the entries") {
+  test::FreshCache cache;
+  const nki::TunableKernel k = nki::kernels::tensor_add_tiled_tunable();
+  const std::vector<nki::TensorSpec> args{{{512, 2048}, nki::DType::bf16}, {{512, 2048}, nki::DType::bf16}};
+  nki::autotune::store(k, args, "trn2", {k.defaults(), "simulated", 1.0});
+  REQUIRE(nki::autotune::lookup(k, args, "trn2").record);
+  const clitest::CliResult cleared = run_cli({"cache", "clear"});
+  CHECK(cleared.status == 0);
+  CHECK(cleared.out == fmt::format("removed 0 entries from {}\n", nki::cache::directory().string()));
+  CHECK(nki::autotune::lookup(k, args, "trn2").miss == "no record");
 }
 
 TEST_CASE("nki compile refuses bad input with one line and exit 2") {

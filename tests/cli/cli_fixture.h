@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
+#include "nki/cli.h"
 #include "test_support.h"
 #include "nki/kernels.h"
 #include "nki/npy.h"
@@ -57,7 +57,7 @@ struct CliResult {
 inline const nki::KernelRegistry& library_registry() {
   static const nki::KernelRegistry registry = [] {
     nki::KernelRegistry r;
-    nki::kernels::register_library_kernels(r);
+    nki::cli::register_library_kernels(r);
     return r;
   }();
   return registry;

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "cli/cli_fixture.h"
+#include "nki/traced_kernel.h"
 
 using clitest::run_cli;
 namespace fs = std::filesystem;

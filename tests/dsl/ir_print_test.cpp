@@ -1,4 +1,5 @@
 /** \file The canonical IR text of a traced kernel (the compile-cache key) and its hash. */
+#include "nki/traced_kernel.h"
 #include "nki/ir/passes.h"
 #include "nki/kernels.h"
 #include "test_support.h"

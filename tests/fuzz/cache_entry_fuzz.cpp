@@ -1,5 +1,5 @@
 /**
- * \file Fuzz target: the cache-entry loader's plan (plan.json of an entry, runtime/src/kernel_plan.cpp).
+ * \file Fuzz target: the cache-entry loader's plan (plan.json of an entry, runtime/compile/src/kernel_plan.cpp).
  * Any bytes either parse to a plan or throw std::runtime_error; a parsed plan prints to JSON
  * that parses back to a plan printing the same.
  */
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "../../runtime/src/kernel_plan.h"
+#include "../../runtime/compile/src/kernel_plan.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

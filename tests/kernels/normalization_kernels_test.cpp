@@ -1,5 +1,6 @@
 /** \file softmax, rmsnorm and layernorm: row tiles of 128 with a masked last tile, both executors, bf16 and fp32. */
 #include "kernel_check.h"
+#include "nki/traced_kernel.h"
 
 namespace nk = nki::kernels;
 using nki::DType;

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli.h"
+#include "nki/cli.h"
 #include "mpi_support.h"
 #include "nki/kernels.h"
 #include "nki/npy.h"
@@ -19,7 +19,7 @@ struct Ran {
 
 Ran nki_command(const std::vector<std::string>& args) {
   nki::KernelRegistry registry;
-  nki::kernels::register_library_kernels(registry);
+  nki::cli::register_library_kernels(registry);
   std::vector<const char*> argv{"nki"};
   for (const std::string& a : args) argv.push_back(a.c_str());
   std::ostringstream out, err;

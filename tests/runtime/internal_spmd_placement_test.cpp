@@ -1,4 +1,5 @@
 /** \file Spreading a grid without nc over the logical core's physical cores (enable_internal_spmd_opt). */
+#include "nki/placement.h"
 #include "nki/kernels.h"
 #include "nki/profile.h"
 #include "test_support.h"

@@ -1,6 +1,6 @@
 /** \file Grids and shapes too large for memory are refused, naming the bytes, before anything is allocated. */
 #include "nki/kernels.h"
-#include "nki/schedule.h"
+#include "nki/placement.h"
 #include "nki/simulator/host_memory.h"
 #include "test_support.h"
 

@@ -1,5 +1,5 @@
 /** \file Grid placement: every worked case of NKI's spmd_dim / nc semantics, and the rule without nc. */
-#include "nki/schedule.h"
+#include "nki/placement.h"
 #include "test_support.h"
 
 namespace nl = nki::language;

@@ -1,6 +1,7 @@
 /** \file SPMD: one compiled artifact serves every instance on every core; the trace is cached per signature. */
 #include "nki/kernels.h"
 #include "test_support.h"
+#include "nki/cli.h"
 
 namespace nl = nki::language;
 
@@ -33,7 +34,7 @@ TEST_CASE("a kernel compiles once for all instances and cores, and is reused by 
 
 TEST_CASE("the registry's two tensor-add entries share one kernel and so one artifact") {
   nki::KernelRegistry reg;
-  nki::kernels::register_library_kernels(reg);
+  nki::cli::register_library_kernels(reg);
   auto a = nki::Tensor::from_floats({512, 1024}, nki::DType::bf16, test::random_floats(512 * 1024, 5));
   auto b = nki::Tensor::from_floats({512, 1024}, nki::DType::bf16, test::random_floats(512 * 1024, 6));
   const auto* one = reg.find("tensor_add");

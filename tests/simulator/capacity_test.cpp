@@ -2,6 +2,7 @@
 #include "test_support.h"
 
 #include "nki/simulator/capacity.h"
+#include "nki/traced_kernel.h"
 
 namespace nl = nki::language;
 

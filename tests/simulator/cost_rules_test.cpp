@@ -2,6 +2,7 @@
 #include "test_support.h"
 
 #include "nki/simulator/cost_model.h"
+#include "nki/traced_kernel.h"
 
 namespace nl = nki::language;
 using nki::sim::Engine;

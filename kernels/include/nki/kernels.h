@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "nki/kernel.h"
-#include "nki/registry.h"
+#include "nki/tunable_kernel.h"
 
 namespace nki::kernels {
 
@@ -106,8 +106,5 @@ GridSpec average_pool2d_grid(const std::vector<Shape>& shapes, std::int64_t pool
  * not a multiple of, and blocks over SBUF or PSUM, are forbidden with the launch's own message.
  */
 TunableKernel matmul_fully_optimized_tunable();
-
-/** Registers every library kernel above for the `nki` command; tensor_add_tiled and matmul_fully_optimized are tunable. */
-void register_library_kernels(KernelRegistry& registry);
 
 }  // namespace nki::kernels

@@ -1,0 +1,63 @@
+# Checks that includes follow the layers (README, "Architecture"): a file of a library includes
+# headers of that library and of the libraries below it only. Also: installed headers
+# (include/) never include an internal/ header, and Halide.h appears only in runtime/compile/src.
+#   cmake -DNKI_SOURCE_DIR=<repository> [-DNKI_STAMP=<file to touch on success>] -P cmake/check_layers.cmake
+# Prints every violation as "file: includes "header" of <library>, above <library>" and fails.
+cmake_minimum_required(VERSION 3.25)
+if(NOT NKI_SOURCE_DIR)
+  message(FATAL_ERROR "check_layers: pass -DNKI_SOURCE_DIR=<repository root>")
+endif()
+
+include(${CMAKE_CURRENT_LIST_DIR}/nki_layers.cmake)
+
+# Which library owns each header, by the path an #include names: public headers (include/)
+# and internal ones (internal/) are named from their root.
+foreach(lib IN LISTS NKI_LAYERS)
+  foreach(kind include internal)
+    set(root ${NKI_SOURCE_DIR}/${NKI_LAYER_DIR_${lib}}/${kind})
+    if(NOT IS_DIRECTORY ${root})
+      continue()
+    endif()
+    file(GLOB_RECURSE headers RELATIVE ${root} ${root}/*.h)
+    foreach(h IN LISTS headers)
+      set(owner_${h} ${lib})
+      set(kind_${h} ${kind})
+    endforeach()
+  endforeach()
+endforeach()
+
+set(violations "")
+foreach(lib IN LISTS NKI_LAYERS)
+  file(GLOB_RECURSE files ${NKI_SOURCE_DIR}/${NKI_LAYER_DIR_${lib}}/*.h ${NKI_SOURCE_DIR}/${NKI_LAYER_DIR_${lib}}/*.cpp)
+  foreach(f IN LISTS files)
+    file(RELATIVE_PATH rel ${NKI_SOURCE_DIR} ${f})
+    string(FIND "${rel}" "/include/" in_public)
+    file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
+    foreach(line IN LISTS includes)
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"]+)[>\"].*$" "\\1" h "${line}")
+      if(h STREQUAL "Halide.h" AND NOT rel MATCHES "^runtime/compile/src/")
+        list(APPEND violations "${rel}: includes Halide.h, which only runtime/compile/src may include")
+      endif()
+      if(NOT DEFINED owner_${h})
+        continue()  # the library's own private header, or a system header
+      endif()
+      set(owner ${owner_${h}})
+      if(NOT owner STREQUAL lib AND NOT owner IN_LIST NKI_LAYER_USES_${lib})
+        list(APPEND violations "${rel}: includes \"${h}\" of ${owner}, above ${lib}")
+      endif()
+      if(in_public GREATER -1 AND kind_${h} STREQUAL "internal")
+        list(APPEND violations "${rel}: an installed header includes \"${h}\", an internal header of ${owner}")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+if(violations)
+  list(LENGTH violations n)
+  list(JOIN violations "\n" text)
+  message(FATAL_ERROR "check_layers: ${n} include(s) against the layers:\n${text}")
+endif()
+if(NKI_STAMP)
+  file(TOUCH ${NKI_STAMP})
+endif()
+message(STATUS "check_layers: every include follows the layers")

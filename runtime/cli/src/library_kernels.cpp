@@ -1,0 +1,39 @@
+/** \file The kernel library's kernels, registered by name for the `nki` command. */
+#include "nki/cli.h"
+#include "nki/kernels.h"
+
+namespace nki::cli {
+
+using namespace nki::kernels;
+
+void register_library_kernels(KernelRegistry& registry) {
+  registry.add({"tensor_add", "c = a + b, [128,512] tiles, grid [P/128, F/512] on one core", tensor_add(),
+                tensor_add_grid});
+  registry.add({"tensor_add_nc2", "c = a + b, [128,512] tiles, grid [spmd_dim(P/256, nc(2)), F/512] on two cores",
+                tensor_add(), tensor_add_nc2_grid});
+  registry.add({"matmul_basic", "result = lhsT^T @ rhs in one tile: lhsT [K<=128, M<=128], rhs [K, N<=512]",
+                matmul_basic(), matmul_basic_grid});
+  registry.add({"matmul_tiled", "result = lhsT^T @ rhs, [128x512] result tiles, PSUM accumulation over K tiles",
+                matmul_tiled(), matmul_tiled_grid});
+  registry.add({"matmul_hoist_load", "matmul_tiled with the lhsT and rhs loads hoisted out of the K loop",
+                matmul_hoist_load(), matmul_hoist_load_grid});
+  registry.add({"matmul_block_free_dimension", "matmul in blocks of 2x2 result tiles (M % 256, N % 1024)",
+                matmul_block_free_dimension(), matmul_block_free_dimension_grid});
+  registry.add({"matmul_fully_optimized",
+                "matmul blocked over M, N, K (16x2x8 tiles), K blocks sequential, fp32 result tiles in SBUF",
+                matmul_fully_optimized(), [](const std::vector<Shape>& s) { return matmul_fully_optimized_grid(s); }});
+  registry.add({"softmax", "softmax over each row of x [R, C], row tiles of 128 (masked last tile)", softmax(),
+                softmax_grid});
+  registry.add({"rmsnorm", "a / sqrt(mean(a^2)) * g per row, a [R, D], g [1, D], row tiles of 128", rmsnorm(),
+                rmsnorm_grid});
+  registry.add({"layernorm", "(x - mean) / sqrt(var + 1e-5) * gamma + beta per row, gamma and beta [1, D]",
+                layernorm(), layernorm_grid});
+  registry.add({"transpose2d", "in [P, Y, X] -> out [P, X, Y]: each row's matrix transposed in SBUF", transpose2d(),
+                transpose2d_grid});
+  registry.add({"average_pool2d", "[C, H, W] -> [C, H/2, W/2]: the mean of each 2x2 window", average_pool2d(),
+                [](const std::vector<Shape>& s) { return average_pool2d_grid(s, kAveragePoolSize); }});
+  registry.add_tunable(tensor_add_tiled_tunable());
+  registry.add_tunable(matmul_fully_optimized_tunable());  // the plain matmul_fully_optimized above stays
+}
+
+}  // namespace nki::cli

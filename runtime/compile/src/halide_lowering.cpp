@@ -1,0 +1,1006 @@
+/**
+ * \file Lowers kernel IR to Halide and compiles it ahead of time into an object file. The
+ * only translation unit that includes Halide.h.
+ *
+ * A kernel becomes a plan of steps (kernel_plan.h) and one object holding every step's
+ * function. One pipeline per store: the store's value DAG (loads and elementwise ops)
+ * fuses into one Func over the tile, written straight into the output tensor through a
+ * strided view. Input tensors are whole-tensor buffers; program ids and loop variables
+ * are scalar parameters, so one artifact serves every instance on every core (SPMD). All
+ * shapes and strides are compile-time constants of the signature; only base pointers and
+ * ids vary per call.
+ *
+ * Batches: every Func has one more dimension, `j`, over a run of instances of one core
+ * whose ids differ only in the last grid axis (program_id(last) = base + j). The loop
+ * order is (tile axis 0, j, other tile axes): for a [128, 512] tile the rows of
+ * neighbouring instances form one long contiguous stream instead of 128 short ones,
+ * which the hardware prefetchers can follow. Batching is used only when it cannot be
+ * observed (straight-line kernels, no snapshots, each tensor stored once, unmasked).
+ *
+ * Compiled with strict_float so fp32 arithmetic matches the reference interpreter bit
+ * for bit (no FMA contraction, no reassociation).
+ */
+#include "halide_lowering.h"
+
+#include <Halide.h>
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdio>
+#include <stdexcept>
+#include <climits>
+#include <mutex>
+#include <sstream>
+
+#include "nki/error.h"
+#include "nki/ir/passes.h"
+#include "kernel_plan.h"
+#include "storage_type.h"
+
+namespace nki {
+
+namespace {
+
+using Halide::Expr;
+using Halide::Func;
+using Halide::Var;
+
+Halide::Type storage_type(DType t) { return Halide::Type(storage_halide_type(t)); }
+
+/** Tile values travel as fp32, except 32-bit integers, which need fp64 to stay exact (as double in the interpreter). */
+Halide::Type value_type(DType t) {
+  return (t == DType::int32 || t == DType::uint32) ? Halide::Float(64) : Halide::Float(32);
+}
+
+Expr u32(std::uint32_t v) { return Halide::cast(Halide::UInt(32), Expr(static_cast<int32_t>(v))); }
+Expr as_f32(Expr bits) { return Halide::reinterpret(Halide::Float(32), bits); }
+
+/** Stored element -> fp32 (exact). */
+Expr to_f32(Expr stored, DType t) {
+  switch (t) {
+    case DType::fp32: return stored;
+    case DType::bf16: return as_f32(Halide::cast(Halide::UInt(32), stored) << 16);
+    case DType::fp16: {
+      Expr h = Halide::cast(Halide::UInt(32), stored);
+      Expr sign = (h & u32(0x8000)) << 16;
+      Expr exp = (h >> 10) & u32(0x1f);
+      Expr man = h & u32(0x3ff);
+      Expr subnormal = as_f32(Halide::reinterpret(Halide::UInt(32), Halide::cast(Halide::Float(32), man) *
+                                                                         Expr(5.9604644775390625e-8f)) |
+                              sign);
+      Expr inf_nan = as_f32(sign | u32(0x7f800000) | (man << 13));
+      Expr normal = as_f32(sign | ((exp + u32(112)) << 23) | (man << 13));
+      return Halide::select(exp == u32(0), subnormal, exp == u32(0x1f), inf_nan, normal);
+    }
+    default: break;
+  }
+  throw InternalError("to_f32 of a non-16-bit float");
+}
+
+/** fp32 -> stored element of `t`, round to nearest even; NaN kept quiet with its sign (as nki::float_to_*_bits). */
+Expr from_f32(Expr f, DType t) {
+  switch (t) {
+    case DType::fp32: return f;
+    case DType::bf16: {
+      Expr b = Halide::reinterpret(Halide::UInt(32), f);
+      Expr odd = (b >> 16) & u32(1);
+      Expr rne = Halide::cast(Halide::UInt(16), (b + u32(0x7fff) + odd) >> 16);
+      Expr top = b >> 16;
+      Expr nan = Halide::cast(Halide::UInt(16), Halide::select((top & u32(0x7f)) == u32(0), top | u32(0x40), top));
+      return Halide::select(Halide::is_nan(f), nan, rne);
+    }
+    case DType::fp16: {
+      Expr b = Halide::reinterpret(Halide::UInt(32), f);
+      Expr sign = (b >> 16) & u32(0x8000);
+      Expr abs = b & u32(0x7fffffff);
+      Expr payload = (abs >> 13) & u32(0x3ff);
+      Expr nan = sign | u32(0x7c00) | Halide::select(payload == u32(0), u32(0x200), payload);
+      Expr inf = sign | u32(0x7c00);
+      // Subnormal half: the significand (implicit bit included) shifted right, rounded to nearest even.
+      Expr shift = u32(126) - (abs >> 23);
+      Expr sig = (abs & u32(0x7fffff)) | u32(0x800000);
+      Expr sh = Halide::min(shift, u32(31));
+      Expr q = sig >> sh;
+      Expr rem = sig - (q << sh);
+      Expr half = u32(1) << (sh - u32(1));
+      Expr up = rem > half || (rem == half && (q & u32(1)) == u32(1));
+      Expr subnormal = sign | Halide::select(shift > u32(24), u32(0), q + Halide::select(up, u32(1), u32(0)));
+      Expr v = abs - u32(112u << 23);
+      Expr normal = sign | ((v + u32(0x0fff) + ((v >> 13) & u32(1))) >> 13);
+      Expr bits = Halide::select(abs > u32(0x7f800000), nan, abs >= u32(0x477ff000), inf, abs < u32(0x38800000),
+                                 subnormal, normal);
+      return Halide::cast(Halide::UInt(16), bits);
+    }
+    default: break;
+  }
+  throw InternalError("from_f32 to a non-16-bit float");
+}
+
+// ---- element conversions beyond the 16-bit floats: calls into nki_* functions (kernel_abi.cpp),
+// the same C++ the interpreter runs, so both executors agree bit for bit ----
+
+Expr call_extern(Halide::Type t, const char* name, std::vector<Expr> args) {
+  return Halide::Internal::Call::make(t, name, args, Halide::Internal::Call::PureExtern);
+}
+
+Expr f32(Expr v) { return v.type() == Halide::Float(32) ? v : Halide::cast(Halide::Float(32), v); }
+Expr f64(Expr v) { return v.type() == Halide::Float(64) ? v : Halide::cast(Halide::Float(64), v); }
+Expr f64_const(double v) { return Halide::Internal::make_const(Halide::Float(64), v); }
+
+/** A stored element of `t` -> its exact value (value_type(t)). */
+Expr load_value(Expr stored, DType t) {
+  switch (t) {
+    case DType::fp32: return stored;
+    case DType::bf16:
+    case DType::fp16: return to_f32(stored, t);
+    case DType::fp8_e4m3:
+    case DType::fp8_e5m2:
+      return call_extern(Halide::Float(32), "nki_fp8_to_f32", {Expr(t == DType::fp8_e5m2 ? 1 : 0), stored});
+    case DType::boolean: return Halide::select(stored != 0, Expr(1.0f), Expr(0.0f));
+    default: return Halide::cast(value_type(t), stored);
+  }
+}
+
+/** A value (fp32 or fp64) -> the stored element of `t`, as nki::store_element does. */
+Expr store_value(Expr v, DType t) {
+  switch (t) {
+    case DType::fp32: return f32(v);
+    case DType::bf16:
+    case DType::fp16: return from_f32(f32(v), t);
+    case DType::fp8_e4m3:
+    case DType::fp8_e5m2:
+      return call_extern(Halide::UInt(8), "nki_f32_to_fp8", {Expr(t == DType::fp8_e5m2 ? 1 : 0), f32(v)});
+    case DType::boolean:
+      return Halide::cast(Halide::UInt(8), Halide::select(Halide::is_nan(v) || v != Halide::cast(v.type(), 0), 1, 0));
+    default: {
+      const Halide::Type st = storage_type(t);
+      Expr d = f64(v);
+      const double lo = st.is_int() ? static_cast<double>(*Halide::Internal::as_const_int(st.min())) : 0.0;
+      const double hi = st.is_int() ? static_cast<double>(*Halide::Internal::as_const_int(st.max()))
+                                    : static_cast<double>(*Halide::Internal::as_const_uint(st.max()));
+      Expr clamped = Halide::clamp(Halide::round(d), f64_const(lo), f64_const(hi));
+      return Halide::select(Halide::is_nan(d), Halide::cast(st, 0), Halide::cast(st, clamped));
+    }
+  }
+}
+
+/** round_to_dtype: any value -> the nearest value of `t` (value_type(t)). */
+Expr round_value(Expr v, DType t) {
+  if (t == DType::fp32) return f32(v);
+  return load_value(store_value(v, t), t);
+}
+
+Expr canonical_nan(Expr r) { return Halide::select(Halide::is_nan(r), as_f32(u32(0x7fc00000)), r); }
+
+Expr binary_raw(ir::BinaryKind k, Expr a, Expr b) {
+  using Halide::is_nan;
+  using Halide::select;
+  const Expr one(1.0f), zero(0.0f);
+  switch (k) {
+    case ir::BinaryKind::add: return a + b;
+    case ir::BinaryKind::subtract: return a - b;
+    case ir::BinaryKind::multiply: return a * b;
+    case ir::BinaryKind::divide: return a / b;
+    // numpy semantics, as ir::apply_binary.
+    case ir::BinaryKind::maximum: return select(is_nan(a), a, select(is_nan(b), b, select(a >= b, a, b)));
+    case ir::BinaryKind::minimum: return select(is_nan(a), a, select(is_nan(b), b, select(a <= b, a, b)));
+    case ir::BinaryKind::power: return call_extern(Halide::Float(32), "nki_power", {a, b});
+    // IEEE comparisons: every comparison with a NaN is false, except !=.
+    case ir::BinaryKind::equal: return select(a == b && !is_nan(a) && !is_nan(b), one, zero);
+    case ir::BinaryKind::not_equal: return select(a == b && !is_nan(a) && !is_nan(b), zero, one);
+    case ir::BinaryKind::greater: return select(a > b && !is_nan(a) && !is_nan(b), one, zero);
+    case ir::BinaryKind::greater_equal: return select(a >= b && !is_nan(a) && !is_nan(b), one, zero);
+    case ir::BinaryKind::less: return select(a < b && !is_nan(a) && !is_nan(b), one, zero);
+    case ir::BinaryKind::less_equal: return select(a <= b && !is_nan(a) && !is_nan(b), one, zero);
+    case ir::BinaryKind::logical_and: return select((a != zero || is_nan(a)) && (b != zero || is_nan(b)), one, zero);
+    case ir::BinaryKind::logical_or: return select((a != zero || is_nan(a)) || (b != zero || is_nan(b)), one, zero);
+  }
+  return a;
+}
+
+/** As ir::apply_binary: a NaN result is the canonical quiet NaN, whatever the operands' payloads. */
+Expr binary(ir::BinaryKind k, Expr a, Expr b) { return canonical_nan(binary_raw(k, a, b)); }
+
+/** As ir::apply_activation; the transcendental ones call it, so both executors share libm. */
+Expr activation(ir::ActKind k, Expr x) {
+  switch (k) {
+    case ir::ActKind::copy: return x;
+    case ir::ActKind::relu: return canonical_nan(Halide::select(x > 0.0f || Halide::is_nan(x), x, Expr(0.0f)));
+    case ir::ActKind::sqrt: return canonical_nan(Halide::sqrt(x));
+    case ir::ActKind::rsqrt: return canonical_nan(Expr(1.0f) / Halide::sqrt(x));
+    case ir::ActKind::reciprocal: return canonical_nan(Expr(1.0f) / x);
+    case ir::ActKind::abs: return canonical_nan(Halide::abs(x));
+    // The sign bit flipped (Halide writes -x as 0 - x, which turns -0 into +0).
+    case ir::ActKind::negative: return canonical_nan(as_f32(Halide::reinterpret(Halide::UInt(32), x) ^ u32(0x80000000u)));
+    case ir::ActKind::square: return canonical_nan(x * x);
+    default: return call_extern(Halide::Float(32), "nki_activation", {Expr(static_cast<int32_t>(k)), x});
+  }
+}
+
+/** Ops whose results are computed into a scratch buffer of their own (not fused into consumers). */
+bool is_materialized_kind(const ir::Op& op) {
+  return std::holds_alternative<ir::MatmulOp>(op) || std::holds_alternative<ir::ReduceOp>(op) ||
+         std::holds_alternative<ir::TransposeOp>(op);
+}
+
+/**
+ * Builds Halide Funcs for one kernel's tiles. Tile dim d is Halide dimension (rank - 1 - d);
+ * every Func has one more argument, the instance-batch var j.
+ */
+class Lowerer {
+ public:
+  Lowerer(const ir::KernelIR& k, std::vector<std::int64_t> pid_base)
+      : k_(k), tiles_(k.tiles.size()), pid_base_(std::move(pid_base)) {
+    for (int a = 0; a < k.grid_rank; ++a) pids_.emplace_back(fmt::format("pid{}", a));
+    for (std::size_t l = 0; l < k.loops.size(); ++l) loops_.emplace_back(fmt::format("loop{}", l));
+    loop_shift_.assign(k.loops.size(), 0);
+  }
+
+  /** Loop `loop` is read as its parameter + `shift` (copy `shift` of an unrolled body) from now on. */
+  void set_loop_shift(int loop, int shift) { loop_shift_[static_cast<std::size_t>(loop)] = shift; }
+
+  const Var& batch() const { return j_; }
+  const std::vector<Halide::Param<int32_t>>& pids() const { return pids_; }
+  const std::vector<Halide::Param<int32_t>>& loops() const { return loops_; }
+  std::map<int, Halide::ImageParam>& inputs() { return inputs_; }
+
+  /** The value Func of a tile (value_type of its dtype). */
+  Func& tile(int id) { return tiles_[static_cast<std::size_t>(id)]; }
+
+  /** Halide-ordered vars of a tile of `rank` dimensions, then the batch var. */
+  std::vector<Var> vars(std::size_t rank) const {
+    std::vector<Var> v;
+    for (std::size_t q = 0; q < rank; ++q) v.emplace_back(fmt::format("x{}", q));
+    v.push_back(j_);
+    return v;
+  }
+  /** Tile coordinates in tile-dimension order from Halide-ordered args (batch dropped). */
+  template <class V>
+  static std::vector<Expr> tile_coords(const std::vector<V>& v) {
+    return std::vector<Expr>(v.rbegin() + 1, v.rend());
+  }
+  /** Halide-ordered call args for a tile-order coordinate list and the batch var. */
+  std::vector<Expr> call_args(const std::vector<Expr>& coords) const {
+    std::vector<Expr> a(coords.rbegin(), coords.rend());
+    a.push_back(j_);
+    return a;
+  }
+
+  /** The value of an operand at tile coordinates `c` of a (possibly larger) result shape. */
+  Expr operand(const ir::Operand& o, const std::vector<Expr>& c) {
+    if (o.is_scalar()) return f64_const(o.scalar);
+    const Shape& s = k_.tiles[static_cast<std::size_t>(o.tile)].shape;
+    std::vector<Expr> at;
+    for (std::size_t d = 0; d < s.size(); ++d) at.push_back(s[d] == 1 ? Expr(0) : c[d]);
+    return tile(o.tile)(call_args(at));
+  }
+
+  Expr index(const ir::IndexExpr& e, const std::vector<Expr>& c) const {
+    Expr v = Expr(static_cast<int>(e.constant));
+    for (const ir::Term& t : e.terms) {
+      Expr s;
+      switch (t.sym.kind) {
+        case ir::Sym::Kind::program_id: s = pid(t.sym.index); break;
+        case ir::Sym::Kind::loop: s = loop_value(t.sym.index); break;
+        case ir::Sym::Kind::axis: s = e.shape[static_cast<std::size_t>(t.sym.index)] == 1 ? Expr(0) : c[static_cast<std::size_t>(t.sym.index)]; break;
+      }
+      v = v + static_cast<int>(t.coeff) * s;
+    }
+    return v;
+  }
+
+  Expr holds(const ir::Predicate& p, const std::vector<Expr>& c) const {
+    Expr ok = Halide::Internal::const_true();
+    for (const ir::Condition& cond : p.all) {
+      Expr v = index(cond.expr, c);
+      ok = ok && (cond.not_equal ? v != 0 : v >= 0);
+    }
+    return ok;
+  }
+
+  /** The elements of an access at tile coordinates (storage type); clamped into the tensor when masked. */
+  Expr read(const ir::Access& a, const std::vector<Expr>& c, bool clamp) {
+    const ir::TensorDecl& t = k_.tensors[static_cast<std::size_t>(a.tensor)];
+    Halide::ImageParam& in = dense_input(a.tensor, storage_type(t.dtype), t.shape, fmt::format("tensor{}", a.tensor));
+    std::vector<Expr> idx;
+    for (int d = static_cast<int>(a.indices.size()) - 1; d >= 0; --d) {
+      Expr i = index(a.indices[static_cast<std::size_t>(d)], c);
+      if (clamp) i = Halide::clamp(i, 0, static_cast<int>(t.shape[static_cast<std::size_t>(d)]) - 1);
+      idx.push_back(i);
+    }
+    return in(idx);
+  }
+
+  /** Defines an op's tile as a Func fused into its consumers. */
+  void define(const ir::Op& op) {
+    std::visit([this](const auto& o) { define_op(o); }, op);
+  }
+
+  /** The value a compute op produces at `c` (before masking and rounding), or an undefined Expr for non-elementwise ops. */
+  Expr elementwise_value(const ir::Op& op, const std::vector<Expr>& c) {
+    return std::visit([&](const auto& o) { return value_of(o, c); }, op);
+  }
+
+  /** A tile read back from scratch buffer `key` (dense, value type, no batch dim). */
+  void define_from_scratch(int tile_id, int key) {
+    const ir::TileInfo& ti = k_.tiles[static_cast<std::size_t>(tile_id)];
+    Halide::ImageParam& p = dense_input(key, value_type(ti.dtype), ti.shape, fmt::format("scratch{}", -1 - key));
+    const std::vector<Var> v = vars(ti.shape.size());
+    Func f(fmt::format("t{}", tile_id));
+    f(v) = p(std::vector<Expr>(v.begin(), v.end() - 1));
+    tile(tile_id) = f;
+  }
+
+  /** The argument `key`: a whole row-major buffer of a known shape, so constant bounds and strides. */
+  Halide::ImageParam& dense_input(int key, Halide::Type type, const Shape& shape, const std::string& name) {
+    auto it = inputs_.find(key);
+    if (it != inputs_.end()) return it->second;
+    Halide::ImageParam p(type, static_cast<int>(shape.size()), name);
+    const std::vector<std::int64_t> strides = row_major_strides(shape);
+    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+      const int hd = static_cast<int>(shape.size()) - 1 - d;
+      p.dim(hd).set_bounds(0, static_cast<int>(shape[static_cast<std::size_t>(d)]))
+          .set_stride(static_cast<int>(strides[static_cast<std::size_t>(d)]));
+    }
+    return inputs_.emplace(key, p).first->second;
+  }
+
+ private:
+  const ir::KernelIR& k_;
+  std::vector<Func> tiles_;
+  std::vector<Halide::Param<int32_t>> pids_, loops_;
+  std::map<int, Halide::ImageParam> inputs_;
+  std::vector<std::int64_t> pid_base_;  ///< MPMD: constants baked in; the parameter is pid - base
+  std::vector<int> loop_shift_;
+  Var j_{"j"};
+
+  Expr loop_value(int loop) const {
+    const int shift = loop_shift_[static_cast<std::size_t>(loop)];
+    Expr p = loops_[static_cast<std::size_t>(loop)];
+    return shift == 0 ? p : p + shift;
+  }
+
+  /** program_id(axis): the last axis advances with the batch var. */
+  Expr pid(int axis) const {
+    Expr p = pids_[static_cast<std::size_t>(axis)];
+    if (!pid_base_.empty()) p = static_cast<int>(pid_base_[static_cast<std::size_t>(axis)]) + p;
+    return axis == k_.grid_rank - 1 ? p + j_ : p;
+  }
+
+  template <class O>
+  void define_op(const O& o) {
+    if constexpr (requires { o.result; }) {
+      const ir::TileInfo& ti = k_.tiles[static_cast<std::size_t>(o.result)];
+      const std::vector<Var> v = vars(ti.shape.size());
+      const std::vector<Expr> c = tile_coords(v);
+      Expr value = value_of(o, c);
+      if (!value.defined()) throw InternalError(fmt::format("{}: op of tile {} cannot be fused", k_.name, o.result));
+      value = round_value(value, ti.dtype);
+      if constexpr (requires { o.mask; })
+        if (!o.mask.empty()) value = Halide::select(holds(o.mask, c), value, Halide::cast(value.type(), 0));
+      Func f(fmt::format("t{}", o.result));
+      f(v) = value;
+      tile(o.result) = f;
+    }
+  }
+
+  // The unrounded value of each elementwise op at tile coordinates c.
+  Expr value_of(const ir::LoadOp& o, const std::vector<Expr>& c) {
+    const DType dt = k_.tensors[static_cast<std::size_t>(o.src.tensor)].dtype;
+    return load_value(read(o.src, c, !o.mask.empty()), dt);
+  }
+  Expr value_of(const ir::ActivationOp& o, const std::vector<Expr>& c) {
+    const bool identity = o.scale.is_scalar() && o.scale.scalar == 1.0 && o.bias.is_scalar() && o.bias.scalar == 0.0;
+    Expr x = operand(o.data, c);
+    if (o.kind == ir::ActKind::copy && identity) return x;  // data movement: exact
+    x = f32(x);
+    if (!identity) x = x * f32(operand(o.scale, c)) + f32(operand(o.bias, c));
+    return activation(o.kind, x);
+  }
+  Expr value_of(const ir::BinaryOp& o, const std::vector<Expr>& c) {
+    return binary(o.kind, f32(operand(o.lhs, c)), f32(operand(o.rhs, c)));
+  }
+  Expr value_of(const ir::SelectOp& o, const std::vector<Expr>& c) {
+    Expr cond;
+    if (o.cond.is_scalar()) {
+      cond = holds(o.pred, c);
+    } else {
+      Expr x = operand(o.cond, c);
+      cond = x != Halide::cast(x.type(), 0) || Halide::is_nan(x);
+    }
+    return Halide::select(cond, f64(operand(o.on_true, c)), f64(operand(o.on_false, c)));
+  }
+  Expr value_of(const ir::IotaOp& o, const std::vector<Expr>& c) { return f64(index(o.expr, c)); }
+  template <class O>
+  Expr value_of(const O&, const std::vector<Expr>&) {
+    return Expr();
+  }
+};
+
+/** The Halide step form of the plan (Step is StepPlan; scratch keeps its Halide type until plan()). */
+using Step = StepPlan;
+struct Scratch {
+  Shape shape;
+  Halide::Type type;
+};
+
+/** The target of every artifact: the host, strict float math, the Halide runtime in its own shared object. */
+Halide::Target artifact_target() {
+  return Halide::get_host_target()
+      .with_feature(Halide::Target::StrictFloat)
+      .with_feature(Halide::Target::NoRuntime)
+      .with_feature(Halide::Target::NoAsserts);
+}
+
+/** Lowers one kernel to a plan and one Halide module holding every step's function. */
+class KernelBuilder {
+ public:
+  KernelBuilder(const ir::KernelIR& ir, std::vector<std::int64_t> pid_base, int layer_unroll_factor)
+      : ir_(&ir), low_(ir, pid_base), pid_base_(std::move(pid_base)), unroll_(layer_unroll_factor) {
+    compile();
+  }
+
+  KernelPlan plan() const {
+    KernelPlan p;
+    p.steps = steps_;
+    for (const Scratch& sc : scratch_) p.scratch.push_back({sc.shape, static_cast<int>(sc.type.code()), sc.type.bits()});
+    p.batchable = batchable_;
+    p.pid_base = pid_base_;
+    return p;
+  }
+
+  /** Every step's function in one module (one LLVM run). */
+  Halide::Module module() const {
+    if (modules_.empty()) return Halide::Module(fmt::format("nki_{}", sanitize(ir_->name)), target_);  // no compiled steps
+    Halide::Module m = Halide::link_modules(fmt::format("nki_{}", sanitize(ir_->name)), modules_);
+    // link_modules drops the flag that makes LLVM keep fp32 ops unfused (no FMA contraction).
+    m.set_any_strict_float(true);
+    return m;
+  }
+
+ private:
+  const ir::KernelIR* ir_;
+  Lowerer low_;
+  std::vector<Step> steps_;
+  std::vector<Scratch> scratch_;
+  std::vector<Halide::Module> modules_;
+  std::vector<bool> materialized_;
+  std::vector<std::int64_t> pid_base_;
+  bool batchable_ = true;
+  int unroll_ = 1;  ///< unroll factor of the outermost loops
+  Halide::Target target_;
+  int lanes_ = 8;
+
+  void compile() {
+    target_ = artifact_target();
+    lanes_ = target_.natural_vector_size(Halide::Float(32));
+    const ir::KernelIR& k = *ir_;
+    if (k.grid_rank > 16) throw UserError("err_grid_rank", k.name, {}, "grids have at most 16 axes");
+    // Halide indexes buffers with 32-bit integers; every address in range of a tensor is
+    // below its element count, so that count bounds every extent, stride and offset.
+    for (const ir::TensorDecl& t : k.tensors) {
+      if (shape_elements(t.shape) > INT32_MAX) {
+        throw UserError("err_tensor_too_large", k.name, t.loc,
+                        fmt::format("tensor {} {} has {} elements; the halide executor indexes with 32-bit integers "
+                                    "(at most {}); use the reference executor",
+                                    t.name, shape_str(t.shape), shape_elements(t.shape), INT32_MAX));
+      }
+    }
+    const std::vector<int> stores = ir::count_stores(k);
+    materialized_ = materialized_tiles(stores);
+    const std::vector<bool>& materialized = materialized_;
+
+    // Interleaving a core's instances is invisible only for straight-line kernels whose
+    // loads read tensors nobody stores, whose tensors are stored once, unmasked.
+    batchable_ = k.grid_rank > 0 && k.loops.empty();
+    for (const ir::Op& op : k.body) {
+      if (const auto* l = std::get_if<ir::LoadOp>(&op); l && stores[static_cast<std::size_t>(l->src.tensor)] > 0)
+        batchable_ = false;
+      if (const auto* s = std::get_if<ir::StoreOp>(&op); s && (!s->mask.empty() || s->accumulate)) batchable_ = false;
+      if (std::holds_alternative<ir::AllocOp>(op)) batchable_ = false;
+    }
+    for (int n : stores) batchable_ = batchable_ && n <= 1;
+    for (bool m : materialized) batchable_ = batchable_ && !m;
+
+    lower_ops(0, k.body.size());
+  }
+
+  /** Lowers body ops [begin, end) into steps. */
+  void lower_ops(std::size_t begin, std::size_t end) {
+    const ir::KernelIR& k = *ir_;
+    const std::vector<bool>& materialized = materialized_;
+    std::vector<std::size_t> open;  // indices of open loop steps
+    for (std::size_t i = begin; i < end; ++i) {
+      const ir::Op& op = k.body[i];
+      if (const auto* l = std::get_if<ir::LoopOp>(&op)) {
+        const std::int64_t trip = k.loops[static_cast<std::size_t>(l->loop)].trip;
+        if (k.loops[static_cast<std::size_t>(l->loop)].parent < 0 && std::min<std::int64_t>(unroll_, trip) > 1) {
+          lower_unrolled_loop(*l, i, static_cast<std::size_t>(l->end));
+          i = static_cast<std::size_t>(l->end);
+          continue;
+        }
+        open.push_back(steps_.size());
+        Step s;
+        s.kind = Step::Kind::loop;
+        s.loop = l->loop;
+        steps_.push_back(std::move(s));
+        continue;
+      }
+      if (std::holds_alternative<ir::LoopEndOp>(op)) {
+        steps_[open.back()].end = steps_.size();
+        open.pop_back();
+        Step s;
+        s.kind = Step::Kind::loop_end;
+        steps_.push_back(std::move(s));
+        continue;
+      }
+      if (const auto* a = std::get_if<ir::AllocOp>(&op)) {
+        if (k.tensors[static_cast<std::size_t>(a->tensor)].fill) {
+          Step s;
+          s.kind = Step::Kind::fill;
+          s.tensor = a->tensor;
+          steps_.push_back(std::move(s));
+        }
+        continue;
+      }
+      if (const auto* s = std::get_if<ir::StoreOp>(&op)) {
+        steps_.push_back(compile_store(*s));
+        continue;
+      }
+      const int t = ir::tile_defined(op);
+      if (t < 0) continue;
+      if (materialized[static_cast<std::size_t>(t)]) {
+        steps_.push_back(compile_materialized(op, t));
+        low_.define_from_scratch(t, -1 - steps_.back().scratch);
+      } else {
+        low_.define(op);
+      }
+    }
+  }
+
+  /** A matmul's accumulator: acc(n, m, batch) summed over k. */
+  struct Contraction {
+    Func acc;
+    Halide::RDom k;
+  };
+
+  /**
+   * A read of a tensor the kernel writes needs no snapshot when the ops right after it (no loop
+   * boundary, no write of that tensor in between) are its only readers and all computed into
+   * scratch (matmul, transpose, reduce): they read it before anything can change it. The matmul
+   * operands of NKI's blocked kernels are such reads.
+   */
+  static bool read_in_place(const ir::KernelIR& k, std::size_t at, const ir::LoadOp& load) {
+    int readers = 0;
+    for (const ir::Op& op : k.body) {
+      for (int t : ir::tiles_read(op)) readers += t == load.result;
+    }
+    for (std::size_t i = at + 1; i < k.body.size() && readers > 0; ++i) {
+      const ir::Op& op = k.body[i];
+      if (std::holds_alternative<ir::LoopOp>(op) || std::holds_alternative<ir::LoopEndOp>(op)) return false;
+      if (const auto* s = std::get_if<ir::StoreOp>(&op); s && s->dst.tensor == load.src.tensor) return false;
+      if (const auto* a = std::get_if<ir::AllocOp>(&op); a && a->tensor == load.src.tensor) return false;
+      int here = 0;
+      for (int t : ir::tiles_read(op)) here += t == load.result;
+      if (here > 0 && !is_materialized_kind(op)) return false;
+      readers -= here;
+    }
+    return readers == 0;
+  }
+
+  /**
+   * The outermost loop at body index `begin` (its end marker at `end`) unrolled by the factor
+   * (at most its trip count): one loop over groups of `f` iterations whose body is `f` copies,
+   * copy u reading the loop variable as group start + u, then a loop over the trip % f
+   * remaining iterations running copy 0's code. Iterations keep their order, so results are
+   * those of the rolled loop.
+   */
+  void lower_unrolled_loop(const ir::LoopOp& l, std::size_t begin, std::size_t end) {
+    const std::int64_t trip = ir_->loops[static_cast<std::size_t>(l.loop)].trip;
+    const std::int64_t f = std::min<std::int64_t>(unroll_, trip);
+    const std::size_t head = steps_.size();
+    Step loop;
+    loop.kind = Step::Kind::loop;
+    loop.loop = l.loop;
+    loop.stride = f;
+    loop.trip = trip / f;
+    steps_.push_back(loop);
+    std::size_t copy0_begin = 0, copy0_end = 0;
+    for (std::int64_t u = 0; u < f; ++u) {
+      low_.set_loop_shift(l.loop, static_cast<int>(u));
+      const std::size_t first = steps_.size();
+      lower_ops(begin + 1, end);
+      for (std::size_t s = first; s < steps_.size(); ++s) {
+        if (steps_[s].kind != Step::Kind::call) continue;
+        steps_[s].shift_loop = l.loop;
+        steps_[s].shift = static_cast<int>(u);
+      }
+      if (u == 0) copy0_begin = first, copy0_end = steps_.size();
+    }
+    low_.set_loop_shift(l.loop, 0);
+    steps_[head].end = steps_.size();
+    Step close;
+    close.kind = Step::Kind::loop_end;
+    steps_.push_back(close);
+    if (trip % f == 0) return;
+    const std::size_t tail = steps_.size();
+    loop.first = trip / f * f;
+    loop.stride = 1;
+    loop.trip = trip % f;
+    steps_.push_back(loop);
+    for (std::size_t s = copy0_begin; s < copy0_end; ++s) {  // the same compiled functions, re-walked
+      Step c = steps_[s];
+      c.shift_loop = -1;
+      c.shift = 0;
+      if (c.kind == Step::Kind::loop) c.end = c.end - copy0_begin + tail + 1;
+      steps_.push_back(c);
+    }
+    steps_[tail].end = steps_.size();
+    steps_.push_back(close);
+  }
+
+  /**
+   * Tiles computed into scratch at their place in the program: matmul, reduce and transpose
+   * results; reads of tensors the kernel writes (a snapshot, so later writes cannot change
+   * what was read); tiles used inside a deeper loop than they were made in (computed once,
+   * not once per iteration); activations read by several ops (computed once).
+   */
+  std::vector<bool> materialized_tiles(const std::vector<int>& stores) const {
+    const ir::KernelIR& k = *ir_;
+    std::vector<bool> m(k.tiles.size(), false);
+    std::vector<int> made_in(k.tiles.size(), -1), uses(k.tiles.size(), 0);
+    std::vector<int> open;
+    for (std::size_t i = 0; i < k.body.size(); ++i) {
+      const ir::Op& op = k.body[i];
+      if (const auto* l = std::get_if<ir::LoopOp>(&op)) {
+        open.push_back(l->loop);
+        continue;
+      }
+      if (std::holds_alternative<ir::LoopEndOp>(op)) {
+        open.pop_back();
+        continue;
+      }
+      const int here = open.empty() ? -1 : open.back();
+      for (int t : ir::tiles_read(op)) {
+        ++uses[static_cast<std::size_t>(t)];
+        if (made_in[static_cast<std::size_t>(t)] != here) m[static_cast<std::size_t>(t)] = true;
+      }
+      const int t = ir::tile_defined(op);
+      if (t < 0) continue;
+      made_in[static_cast<std::size_t>(t)] = here;
+      if (is_materialized_kind(op)) m[static_cast<std::size_t>(t)] = true;
+      if (const auto* l = std::get_if<ir::LoadOp>(&op)) {
+        const ir::TensorDecl& src = k.tensors[static_cast<std::size_t>(l->src.tensor)];
+        if ((stores[static_cast<std::size_t>(l->src.tensor)] > 0 || ir::is_per_instance(src.memory)) &&
+            !read_in_place(k, i, *l))
+          m[static_cast<std::size_t>(t)] = true;
+      }
+    }
+    for (std::size_t i = 0; i < k.body.size(); ++i) {
+      if (const auto* a = std::get_if<ir::ActivationOp>(&k.body[i]);
+          a && a->kind != ir::ActKind::copy && uses[static_cast<std::size_t>(a->result)] > 1)
+        m[static_cast<std::size_t>(a->result)] = true;
+    }
+    return m;
+  }
+
+  /** A step computing tile `t` into a new scratch buffer, at the op's place in the program. */
+  Step compile_materialized(const ir::Op& op, int t) {
+    const ir::TileInfo& ti = ir_->tiles[static_cast<std::size_t>(t)];
+    Step step;
+    step.scratch = static_cast<int>(scratch_.size());
+    scratch_.push_back({ti.shape, value_type(ti.dtype)});
+    const std::vector<std::int64_t> strides = row_major_strides(ti.shape);
+    for (int q = static_cast<int>(ti.shape.size()) - 1; q >= 0; --q)
+      step.out_dims.push_back({static_cast<int32_t>(ti.shape[static_cast<std::size_t>(q)]),
+                               static_cast<int32_t>(strides[static_cast<std::size_t>(q)])});
+    step.out_dims.push_back({1, static_cast<int32_t>(shape_elements(ti.shape))});  // batch: one instance
+
+    const std::vector<Var> v = low_.vars(ti.shape.size());
+    const std::vector<Expr> c = Lowerer::tile_coords(v);
+    Func out(fmt::format("m{}", t));
+    std::vector<Func> stages;  // computed before the output, in full
+    Expr value;
+    const ir::Predicate* mask = nullptr;
+    Contraction contraction;  // a matmul's accumulator
+    if (const auto* mm = std::get_if<ir::MatmulOp>(&op)) {
+      value = matmul_value(*mm, v, stages, contraction);
+      mask = &mm->mask;
+    } else if (const auto* r = std::get_if<ir::ReduceOp>(&op)) {
+      value = reduce_value(*r, v, stages);
+      mask = &r->mask;
+    } else if (const auto* tr = std::get_if<ir::TransposeOp>(&op)) {
+      value = low_.tile(tr->data)(low_.call_args({c[1], c[0]}));
+    } else {
+      value = low_.elementwise_value(op, c);
+      std::visit([&](const auto& o) {
+        if constexpr (requires { o.mask; }) mask = &o.mask;
+      }, op);
+    }
+    value = round_value(value, ti.dtype);
+    if (mask && !mask->empty()) value = Halide::select(low_.holds(*mask, c), value, Halide::cast(value.type(), 0));
+    out(v) = value;
+    for (Func& f : stages) f.compute_root();
+    const bool blocked = contraction.acc.defined() && schedule_blocked(out, contraction, ti.shape);
+    if (contraction.acc.defined() && !blocked) schedule_rows(contraction, ti.shape);
+    finish(out, step, ir_->name, fmt::format("tile{}", t), blocked ? -1 : 0);
+    return step;
+  }
+
+  /**
+   * The register-blocked schedule of a matmul: the output in blocks of kBlockRows rows x
+   * kBlockVectors vectors of columns, each block's accumulator computed at the block (so it
+   * lives in registers), its update looping k outermost over the unrolled block. The sum per
+   * element is still k ascending from 0.0f, one rounding per mul and per add (strict float):
+   * only the order of independent elements changes. False when the tile does not divide into blocks.
+   */
+  bool schedule_blocked(Func& out, Contraction& c, const Shape& shape) {
+    constexpr int kBlockRows = 8, kBlockVectors = 2;
+    const int cols = lanes_ * kBlockVectors;
+    if (shape.size() != 2 || shape[0] % kBlockRows != 0 || shape[1] % cols != 0) return false;
+    const Var n = out.args()[0], m = out.args()[1], j = out.args()[2];
+    Var no("no"), ni("ni"), mo("mo"), mi("mi");
+    out.tile(n, m, no, mo, ni, mi, cols, kBlockRows).reorder(ni, mi, no, mo, j).vectorize(ni, lanes_).unroll(ni).unroll(mi);
+    const Var an = c.acc.args()[0], am = c.acc.args()[1];
+    c.acc.compute_at(out, no).vectorize(an, lanes_).unroll(an).unroll(am);
+    c.acc.update().reorder(an, am, c.k.x).vectorize(an, lanes_).unroll(an).unroll(am);
+    return true;
+  }
+
+  /** The fallback: the accumulator in full, row by row, k inside a row, vectorized along the row. */
+  void schedule_rows(Contraction& c, const Shape& shape) {
+    const Var n = c.acc.args()[0], m = c.acc.args()[1], j = c.acc.args()[2];
+    c.acc.compute_root();
+    c.acc.update().reorder(n, c.k.x, m, j);
+    if (shape[1] >= lanes_) c.acc.update().vectorize(n, lanes_, Halide::TailStrategy::GuardWithIf);
+  }
+
+  /** result[m, n] = sum_k st[k, m] * mv[k, n] in fp32, k ascending. */
+  Expr matmul_value(const ir::MatmulOp& op, const std::vector<Var>& v, std::vector<Func>& stages, Contraction& contraction) {
+    const Shape& st = ir_->tiles[static_cast<std::size_t>(op.stationary)].shape;
+    const Var n = v[0], m = v[1], j = v[2];
+    Var a("a"), kk("kk");
+    Func stf("stationary_f32"), mvf("moving_f32"), acc("acc");
+    stf(a, kk, j) = f32(low_.tile(op.stationary)(a, kk, j));  // [K, M]: Halide (m, k)
+    mvf(a, kk, j) = f32(low_.tile(op.moving)(a, kk, j));      // [K, N]: Halide (n, k)
+    Halide::RDom r(0, static_cast<int>(st[0]), "k");
+    acc(n, m, j) = Expr(0.0f);
+    // One fused multiply-add per product (rounded once), as the interpreter's std::fma. LLVM's
+    // fma intrinsic is exact whatever strict_float says, and its per-lane calls vectorize.
+    acc(n, m, j) = Halide::Internal::Call::make(Halide::Float(32), "llvm.fma.f32", {stf(m, r, j), mvf(n, r, j), acc(n, m, j)},
+                                                Halide::Internal::Call::PureExtern);
+    // The operands widened once per matmul, whole vectors at a time (M and N are the inner axes).
+    const Shape& res = ir_->tiles[static_cast<std::size_t>(op.result)].shape;
+    if (res[0] % lanes_ == 0) stf.vectorize(a, lanes_);
+    if (res[1] % lanes_ == 0) mvf.vectorize(a, lanes_);
+    stages.push_back(stf);
+    stages.push_back(mvf);
+    contraction = {acc, r};
+    return canonical_nan(acc(n, m, j));
+  }
+
+  /** A reduction over free axes in row-major order, starting from the first element (as the interpreter). */
+  Expr reduce_value(const ir::ReduceOp& op, const std::vector<Var>& v, std::vector<Func>& stages) {
+    const Shape& in = ir_->tiles[static_cast<std::size_t>(op.data)].shape;
+    const std::vector<Expr> oc = Lowerer::tile_coords(v);
+    std::vector<Halide::Range> ranges;  // innermost first: the last reduced axis
+    for (auto it = op.axes.rbegin(); it != op.axes.rend(); ++it)
+      ranges.emplace_back(0, static_cast<int>(in[static_cast<std::size_t>(*it)]));
+    Halide::RDom r(ranges, "r");
+    auto input_at = [&](const std::vector<Expr>& red) {  // red: per reduced axis, in op.axes order
+      std::vector<Expr> ic;
+      std::size_t o = 0, q = 0;
+      for (std::size_t d = 0; d < in.size(); ++d) {
+        if (q < op.axes.size() && op.axes[q] == static_cast<int>(d)) {
+          ic.push_back(red[q++]);
+          if (op.keepdims) ++o;
+        } else {
+          ic.push_back(oc[o++]);
+        }
+      }
+      return f32(low_.tile(op.data)(low_.call_args(ic)));
+    };
+    std::vector<Expr> first(op.axes.size(), Expr(0)), walk;
+    for (std::size_t q = 0; q < op.axes.size(); ++q) walk.push_back(r[static_cast<int>(op.axes.size() - 1 - q)]);
+    Expr not_first = Halide::Internal::const_false();
+    for (int q = 0; q < r.dimensions(); ++q) not_first = not_first || r[q] != 0;
+    r.where(not_first);
+    Func acc("acc");
+    acc(v) = input_at(first);
+    Expr x = input_at(walk);
+    Expr prev = acc(v);
+    ir::BinaryKind combine = op.kind == ir::ReduceKind::max   ? ir::BinaryKind::maximum
+                             : op.kind == ir::ReduceKind::min ? ir::BinaryKind::minimum
+                                                              : ir::BinaryKind::add;
+    acc(v) = binary_raw(combine, prev, x);
+    // Rows are independent and each row's walk is serial: vectorize across a vector of rows (the
+    // partition axis), the walk outside it, so no element's order changes but the add latency of
+    // one row no longer bounds the loop.
+    const std::size_t rank = v.size() - 1;
+    const Shape out_shape = ir_->tiles[static_cast<std::size_t>(op.result)].shape;
+    if (rank >= 1 && out_shape[0] % lanes_ == 0) {
+      const Var rows = v[rank - 1];
+      std::vector<Halide::VarOrRVar> order{rows};
+      for (int q = 0; q < r.dimensions(); ++q) order.emplace_back(r[q]);
+      for (std::size_t q = 0; q + 1 < rank; ++q) order.emplace_back(v[q]);
+      order.emplace_back(v[rank]);
+      acc.vectorize(rows, lanes_);
+      acc.update().reorder(order).vectorize(rows, lanes_);
+    }
+    stages.push_back(acc);
+    Expr result = acc(v);
+    if (op.kind == ir::ReduceKind::mean) {
+      std::int64_t count = 1;
+      for (int a : op.axes) count *= in[static_cast<std::size_t>(a)];
+      result = result / Expr(static_cast<float>(count));
+    }
+    return canonical_nan(result);
+  }
+
+  Step compile_store(const ir::StoreOp& op) {
+    const ir::TensorDecl& t = ir_->tensors[static_cast<std::size_t>(op.dst.tensor)];
+    const std::size_t rank = op.dst.shape.size();
+    const ir::TileInfo& vi = ir_->tiles[static_cast<std::size_t>(op.value)];
+    const std::vector<Var> v = low_.vars(rank);
+    const std::vector<Expr> c = Lowerer::tile_coords(v);
+    Func out("stored");
+    // The view's stride along tile dim q: sum over tensor dims d of stride_d * coeff(axis q in index d).
+    const std::vector<std::int64_t> tstride = row_major_strides(t.shape);
+    Step step;
+    step.store = body_index(op);
+    for (int q = static_cast<int>(rank) - 1; q >= 0; --q) {
+      std::int64_t stride = 0;
+      for (std::size_t d = 0; d < op.dst.indices.size(); ++d) {
+        const ir::IndexExpr& e = op.dst.indices[d];
+        if (!e.shape.empty() && e.shape[static_cast<std::size_t>(q)] > 1)
+          stride += tstride[d] * e.coeff_of({ir::Sym::Kind::axis, q});
+      }
+      step.out_dims.push_back({static_cast<int32_t>(op.dst.shape[static_cast<std::size_t>(q)]), static_cast<int32_t>(stride)});
+    }
+    // The batch dim: one instance further along the last grid axis moves the store by this much.
+    std::int64_t batch_stride = 0;
+    for (std::size_t d = 0; d < op.dst.indices.size() && ir_->grid_rank > 0; ++d)
+      batch_stride += tstride[d] * op.dst.indices[d].coeff_of({ir::Sym::Kind::program_id, ir_->grid_rank - 1});
+    step.out_dims.push_back({1, static_cast<int32_t>(batch_stride)});
+
+    auto value_at = [&](const std::vector<Expr>& at) {
+      std::vector<Expr> b;
+      for (std::size_t d = 0; d < vi.shape.size(); ++d) b.push_back(vi.shape[d] == 1 ? Expr(0) : at[d]);
+      return low_.tile(op.value)(low_.call_args(b));
+    };
+    if (op.mask.empty() && !op.accumulate) {
+      out(v) = store_value(value_at(c), t.dtype);
+      finish(out, step, ir_->name, "store", 0);
+      return step;
+    }
+    // Masked or accumulating: the output keeps what is there; an update writes where the mask holds.
+    std::vector<Halide::Range> ranges;
+    for (std::size_t q = rank; q-- > 0;) ranges.emplace_back(0, static_cast<int>(op.dst.shape[q]));
+    Halide::RDom r(ranges, "w");
+    std::vector<Expr> rc;  // tile order
+    for (std::size_t q = 0; q < rank; ++q) rc.push_back(r[static_cast<int>(rank - 1 - q)]);
+    if (!op.mask.empty()) r.where(low_.holds(op.mask, rc));
+    out(v) = Halide::undef(storage_type(t.dtype));
+    std::vector<Expr> at = low_.call_args(rc);
+    at.back() = v.back();
+    Expr value = value_at(rc);
+    if (op.accumulate) {
+      Expr old = f32(load_value(out(at), t.dtype));
+      value = binary(ir::BinaryKind::add, old, f32(value));
+    }
+    out(at) = store_value(value, t.dtype);
+    finish(out, step, ir_->name, "store", static_cast<int>(rank));
+    return step;
+  }
+
+  /**
+   * Constrains the output to step.out_dims, schedules, compiles, and fills step.fn and
+   * step.inputs. `update_dims` > 0: the output is written by an update over that many RVars.
+   */
+  void finish(Func& out, Step& step, const std::string& kernel, const std::string& what, int update_dims) {
+    const std::size_t rank = step.out_dims.size() - 1;
+    Halide::OutputImageParam ob = out.output_buffer();
+    for (std::size_t q = 0; q < rank; ++q)
+      ob.dim(static_cast<int>(q)).set_bounds(0, step.out_dims[q].extent).set_stride(step.out_dims[q].stride);
+    ob.dim(static_cast<int>(rank)).set_min(0).set_stride(step.out_dims[rank].stride);
+
+    // Schedule: serial over the tile (parallelism comes from cores), vectorized along the innermost axis.
+    // update_dims < 0: the caller scheduled the output.
+    if (update_dims == 0) {
+      const Var x0 = out.args()[0];
+      if (rank >= 2) {  // loop order: tile axis 0, batch, the other tile axes
+        std::vector<Halide::VarOrRVar> order{x0, low_.batch()};
+        for (std::size_t q = 1; q < rank; ++q) order.emplace_back(out.args()[q]);
+        out.reorder(order);
+      }
+      if (step.out_dims[0].extent >= lanes_ && step.out_dims[0].extent % lanes_ == 0) out.vectorize(x0, lanes_);
+    }
+
+    // The buffers this pipeline reads (fused tiles may reach inputs registered for earlier steps).
+    std::vector<Halide::Argument> args;
+    Halide::Pipeline pipeline(out);
+    for (const Halide::Argument& a : pipeline.infer_arguments()) {
+      if (!a.is_buffer()) continue;
+      bool found = false;
+      for (auto& [key, p] : low_.inputs()) {
+        if (p.name() != a.name) continue;
+        args.emplace_back(p);
+        step.inputs.push_back(key);
+        found = true;
+      }
+      if (!found) throw InternalError(fmt::format("{}: pipeline {} reads an unknown buffer {}", kernel, what, a.name));
+    }
+    for (const auto& p : low_.pids()) args.emplace_back(p);
+    for (const auto& p : low_.loops()) args.emplace_back(p);
+    if (args.size() + 1 > kMaxStepArgs) {
+      throw UserError("err_too_many_tensors", kernel, {},
+                      fmt::format("a step of the kernel reads {} buffers, {} program ids and {} loop variables; the "
+                                  "compiled executor passes at most {} arguments",
+                                  step.inputs.size(), low_.pids().size(), low_.loops().size(),
+                                  kMaxStepArgs - 1));
+    }
+    step.function = fmt::format("nki_{}_{}_{}", sanitize(kernel), what, steps_.size());
+    modules_.push_back(pipeline.compile_to_module(args, step.function, target_));
+  }
+
+  int body_index(const ir::StoreOp& op) const {
+    for (std::size_t i = 0; i < ir_->body.size(); ++i)
+      if (const auto* s = std::get_if<ir::StoreOp>(&ir_->body[i]); s == &op) return static_cast<int>(i);
+    throw InternalError(fmt::format("{}: store not in the kernel body", ir_->name));
+  }
+
+  static std::string sanitize(const std::string& s) {
+    std::string out;
+    for (char ch : s) out += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    return out;
+  }
+};
+
+}  // namespace
+
+namespace {
+void write_object(const std::string& path, const char* data, std::size_t size) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) throw std::runtime_error(fmt::format("cannot create {}", path));
+  const bool ok = std::fwrite(data, 1, size, f) == size;
+  if (std::fclose(f) != 0 || !ok) throw std::runtime_error(fmt::format("cannot write {} (disk full?)", path));
+}
+}  // namespace
+
+KernelPlan build_kernel_object(const ir::KernelIR& ir, const std::vector<std::int64_t>& pid_base,
+                               int layer_unroll_factor, const std::string& object_path, std::string* lowered) {
+  // Halide's lowering and LLVM share global state: build one kernel at a time.
+  static std::mutex build_mutex;
+  std::lock_guard lock(build_mutex);
+  try {
+    KernelBuilder b(ir, pid_base, layer_unroll_factor);
+    KernelPlan plan = b.plan();
+    Halide::Module m = b.module();
+    if (lowered != nullptr) {  // the steps as the executor walks them, then Halide's lowered statements
+      std::ostringstream text;
+      text << plan_outline(plan) << "\n" << m;
+      *lowered = text.str();
+    }
+    // Compiled in memory and written by us: LLVM aborts the process when its own file output
+    // fails (a full disk), where a checked write can report it.
+    const Halide::Buffer<uint8_t> object = m.compile_to_buffer();
+    write_object(object_path, reinterpret_cast<const char*>(object.data()), static_cast<std::size_t>(object.size_in_bytes()));
+    return plan;
+  } catch (const Halide::Error& e) {  // a kernel the validator accepted must compile
+    throw InternalError(fmt::format("{}: Halide could not compile the kernel: {}", ir.name, e.what()));
+  }
+}
+
+std::string artifact_target_string() { return artifact_target().to_string(); }
+
+std::string halide_version() {
+  return NKI_HALIDE_VERSION;
+}
+
+void build_halide_runtime_object(const std::string& object_path) {
+  static std::mutex build_mutex;
+  std::lock_guard lock(build_mutex);
+  Halide::compile_standalone_runtime(object_path, artifact_target());
+}
+
+}  // namespace nki

@@ -1,0 +1,180 @@
+/** \file nki::jit and kernel launches: kernel[grid](args...). */
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "nki/error.h"
+#include "nki/grid.h"
+#include "nki/language.h"
+#include "nki/schedule.h"
+#include "nki/tensor.h"
+
+namespace nki {
+
+/** Which executor runs the instances. */
+enum class Executor {
+  halide,     ///< the IR compiled with Halide, once per kernel and signature (SPMD)
+  reference,  ///< the reference interpreter: plain C++, bounds-checked
+};
+const char* executor_name(Executor e);
+
+/** How cores share compiled code. */
+enum class CompileMode {
+  spmd,  ///< one artifact for every core; rank and program ids are run-time values (the default)
+  mpmd,  ///< legacy: one artifact per core, its program ids baked in as constants
+};
+
+struct LaunchOptions {
+  Executor executor = Executor::halide;
+  const sim::Device* device = nullptr;  ///< nullptr: the device of the first argument
+  /// Checked mode: the reference interpreter with poisoned fresh memory, reads of unwritten
+  /// elements, write conflicts and unwritten outputs reported (docs/reference.md); overrides `executor`.
+  bool checked = false;
+  CompileMode mode = CompileMode::spmd;
+  /// Unroll factor of the kernel's outermost loops in the compiled code (1: rolled; docs/compile.md).
+  int layer_unroll_factor = 1;
+  /// A grid without nc factors is split over this many cores, NC0 first (place_instances); 1: all on NC0.
+  int unannotated_cores = 1;
+  /// Under MPI (nki/mpi_world.h): place the grid on every rank's cores (rank r's chip holds
+  /// world cores r*n ... for n cores per device) and run here only this rank's instances, on
+  /// inputs every rank holds whole; the outputs are then joined so every rank gets all of
+  /// them. Every rank makes the launch. Without MPI (one rank) it changes nothing.
+  bool span_ranks = false;
+};
+
+/** Everything a launch did: outputs, placement and what it compiled. */
+struct LaunchResult {
+  std::vector<Tensor> outputs;
+  GridSpec grid;
+  std::vector<CoreSchedule> cores;  ///< instances each core ran, in its run order
+  int compiled = 0;                 ///< distinct artifacts this launch compiled
+  int reused = 0;                   ///< distinct artifacts it found compiled (in memory or the cache directory)
+  std::vector<std::string> artifact_keys;  ///< distinct cache keys the cores used
+  std::string ir_text;              ///< canonical IR of the traced kernel
+  std::string ir_hash;
+};
+
+struct TracedKernel;  // nki/traced_kernel.h
+
+class Kernel;
+
+/** kernel[grid]: a kernel bound to a launch grid, ready to be called. */
+class BoundLaunch {
+ public:
+  BoundLaunch(const Kernel& k, GridSpec grid);
+
+  BoundLaunch& with(LaunchOptions o) {
+    options_ = o;
+    return *this;
+  }
+  /** Runs and returns every detail of the launch. */
+  LaunchResult run(const std::vector<Tensor>& args) const;
+  /** Runs and returns the kernel's (first) output. */
+  template <class... T>
+  Tensor operator()(const T&... args) const {
+    return first_output(run(std::vector<Tensor>{args...}));
+  }
+  const GridSpec& grid() const { return grid_; }
+  const Kernel& kernel() const { return *kernel_; }
+
+ private:
+  Tensor first_output(LaunchResult r) const;
+  std::shared_ptr<const Kernel> kernel_;  ///< a copy of the handle: the launch outlives temporaries
+  GridSpec grid_;
+  LaunchOptions options_;
+};
+
+/**
+ * A kernel made by nki::jit. It is traced once per argument signature (shapes,
+ * dtypes) and grid, the trace validated, and compiled once per distinct IR.
+ * Copies share their trace cache.
+ */
+class Kernel {
+ public:
+  /// Calls the user's body with symbolic tensors; returns the output tensor ids.
+  using Body = std::function<std::vector<int>(const std::vector<language::tensor>&)>;
+
+  Kernel(std::string name, std::size_t arity, Body body, std::vector<std::string> param_names);
+
+  const std::string& name() const;
+  std::size_t arity() const;
+
+  /** kernel[g0, g1, ...]: bind a launch grid. */
+  template <class... G>
+  BoundLaunch operator[](G... axes) const {
+    return BoundLaunch(*this, GridSpec{{language::grid_arg(axes).axis...}});
+  }
+  /** kernel[grid] for a grid built or parsed at run time. */
+  BoundLaunch launch(GridSpec grid) const { return BoundLaunch(*this, std::move(grid)); }
+  /** Launch without a grid (program_ndim() == 0). */
+  template <class... T>
+  Tensor operator()(const T&... args) const {
+    return BoundLaunch(*this, GridSpec{})(args...);
+  }
+
+  /** The validated trace for these argument shapes/dtypes and this grid (cached; nki/traced_kernel.h). */
+  std::shared_ptr<const TracedKernel> trace(const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
+                                            const GridSpec& grid) const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+namespace detail {
+
+template <class F, class = void>
+struct arity_of : arity_of<decltype(&F::operator())> {};
+template <class C, class R, class... A>
+struct arity_of<R (C::*)(A...) const> {
+  static constexpr std::size_t value = sizeof...(A);
+};
+template <class C, class R, class... A>
+struct arity_of<R (C::*)(A...)> {
+  static constexpr std::size_t value = sizeof...(A);
+};
+template <class R, class... A>
+struct arity_of<R (*)(A...)> {
+  static constexpr std::size_t value = sizeof...(A);
+};
+
+inline std::vector<int> output_ids(const language::tensor& t) { return {t.id()}; }
+template <class... T>
+std::vector<int> output_ids(const std::tuple<T...>& t) {
+  return std::apply([](const auto&... x) { return std::vector<int>{x.id()...}; }, t);
+}
+
+template <class F, std::size_t... I>
+std::vector<int> call_body(F& f, const std::vector<language::tensor>& args, std::index_sequence<I...>) {
+  using R = decltype(f(args[I]...));
+  if constexpr (std::is_void_v<R>) {
+    f(args[I]...);
+    return {};
+  } else {
+    return output_ids(f(args[I]...));
+  }
+}
+
+}  // namespace detail
+
+/**
+ * Makes a kernel from a callable taking nl::tensor arguments and returning an
+ * nl::tensor, a std::tuple of them, or nothing. `param_names` name the arguments
+ * in IR and messages (default in0, in1, ...).
+ */
+template <class F>
+Kernel jit(std::string name, F f, std::vector<std::string> param_names = {}) {
+  constexpr std::size_t n = detail::arity_of<std::decay_t<F>>::value;
+  Kernel::Body body = [f = std::move(f)](const std::vector<language::tensor>& args) mutable {
+    return detail::call_body(f, args, std::make_index_sequence<n>{});
+  };
+  return Kernel(std::move(name), n, std::move(body), std::move(param_names));
+}
+
+}  // namespace nki

@@ -1,0 +1,22 @@
+/** \file What Kernel::trace returns: a kernel traced for one signature and grid rank. */
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nki/ir/kernel_ir.h"
+#include "nki/kernel.h"
+
+namespace nki {
+
+/** A traced kernel for one signature and grid rank: IR, canonical text, hash. */
+struct TracedKernel {
+  std::shared_ptr<const ir::KernelIR> ir;
+  std::string text;
+  std::string hash;
+  std::vector<std::size_t> unproven;  ///< masked accesses whose bounds are checked at launch (ir::validate)
+};
+
+}  // namespace nki

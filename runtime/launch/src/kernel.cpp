@@ -1,0 +1,82 @@
+/** \file Kernels: tracing per signature, validation, and the trace cache. */
+#include "nki/kernel.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+
+#include "nki/traced_kernel.h"
+#include "nki/ir/passes.h"
+#include "nki/trace.h"
+#include "nki/spmd_guard_rails.h"
+
+namespace nki {
+
+struct Kernel::State {
+  std::string name;
+  std::size_t arity;
+  Body body;
+  std::vector<std::string> param_names;
+  std::mutex mu;
+  std::map<std::string, std::shared_ptr<const TracedKernel>> traces;
+};
+
+Kernel::Kernel(std::string name, std::size_t arity, Body body, std::vector<std::string> param_names)
+    : state_(std::make_shared<State>()) {
+  if (!param_names.empty() && param_names.size() != arity) {
+    throw UserError("err_invalid_kernel", name, {},
+                    fmt::format("{} parameter names given for a kernel of {} arguments", param_names.size(), arity));
+  }
+  for (std::size_t i = param_names.size(); i < arity; ++i) param_names.push_back(fmt::format("in{}", i));
+  state_->name = std::move(name);
+  state_->arity = arity;
+  state_->body = std::move(body);
+  state_->param_names = std::move(param_names);
+}
+
+const std::string& Kernel::name() const { return state_->name; }
+std::size_t Kernel::arity() const { return state_->arity; }
+
+std::shared_ptr<const TracedKernel> Kernel::trace(const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
+                                                  const GridSpec& grid) const {
+  State& s = *state_;
+  const std::vector<std::int64_t> logical = grid.logical_shape();
+  std::string key;
+  for (std::size_t i = 0; i < shapes.size(); ++i) key += fmt::format("{}{};", dtype_name(dtypes[i]), shape_str(shapes[i]));
+  key += "grid" + shape_str(logical);
+
+  std::lock_guard lock(s.mu);  // the user's body need not be re-entrant
+  if (auto it = s.traces.find(key); it != s.traces.end()) return it->second;
+
+  Trace trace(s.name, logical);
+  std::vector<language::tensor> params;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const int id = trace.add_tensor(s.param_names[i], shapes[i], dtypes[i], ir::Memory::hbm_input, {});
+    trace.ir().params.push_back(id);
+    params.emplace_back(id);
+  }
+  const std::vector<int> outs = s.body(params);
+  for (int id : outs) {
+    const ir::TensorDecl& t = trace.ir().tensors.at(id);
+    if (t.memory != ir::Memory::shared_hbm) {
+      trace.fail("err_unsupported_memory", t.loc,
+                 fmt::format("the kernel returns tensor {}, which is not an ndarray in shared_hbm", t.name));
+    }
+  }
+  trace.ir().outputs = outs;
+  std::vector<std::size_t> unproven = ir::validate(trace.ir(), logical);
+  check_rank_constants(trace.ir());
+
+  auto traced = std::make_shared<TracedKernel>();
+  traced->ir = std::make_shared<const ir::KernelIR>(std::move(trace.ir()));
+  traced->text = ir::print(*traced->ir);
+  traced->hash = ir::hash_text(traced->text);
+  traced->unproven = std::move(unproven);
+  s.traces.emplace(key, traced);
+  return traced;
+}
+
+const char* executor_name(Executor e) { return e == Executor::halide ? "halide" : "reference"; }
+
+}  // namespace nki

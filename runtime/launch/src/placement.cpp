@@ -1,0 +1,78 @@
+/** \file Grid placement onto NeuronCores (nki/placement.h). */
+#include "nki/placement.h"
+
+#include <fmt/format.h>
+
+#include "nki/error.h"
+#include "nki/simulator/host_memory.h"
+
+namespace nki {
+
+std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores, const std::string& kernel,
+                                          int unannotated_cores) {
+  for (const GridAxis& a : grid.axes) {
+    for (const GridFactor& f : a.factors) {
+      if (f.size < 1) {
+        throw UserError("err_invalid_grid", kernel, {},
+                        fmt::format("grid \"{}\" has a factor of size {}; sizes must be positive", grid.str(), f.size));
+      }
+    }
+  }
+  // Spreading a grid without nc over a logical core's physical cores needs those cores.
+  const bool spread = unannotated_cores > 1 && grid.nc_cores() == 1;
+  const std::int64_t needed = spread ? unannotated_cores : grid.nc_cores();
+  if (needed > device_cores) {
+    throw UserError("err_grid_exceeds_cores", kernel, {},
+                    fmt::format("grid \"{}\" spreads over {} NeuronCores but the device has {}", grid.str(), needed,
+                                device_cores));
+  }
+  // Placement keeps one id vector per instance: refuse a grid whose ids alone would not fit in memory.
+  const std::int64_t total = grid.instances();
+  const std::int64_t per_instance =
+      static_cast<std::int64_t>(sizeof(std::vector<std::int64_t>) + grid.axes.size() * sizeof(std::int64_t));
+  if (total > sim::host_memory_bytes() / per_instance) {
+    throw UserError("err_grid_too_large", kernel, {},
+                    fmt::format("grid \"{}\" has {} instances; placing them on cores needs {} bytes, more than the "
+                                "host's {} bytes of memory",
+                                grid.str(), total, static_cast<__int128>(total) * per_instance,
+                                sim::host_memory_bytes()));
+  }
+  std::vector<CoreSchedule> cores(static_cast<std::size_t>(device_cores));
+  for (int c = 0; c < device_cores; ++c) cores[c].nc = c;
+
+  const std::vector<std::int64_t> shape = grid.logical_shape();
+  std::vector<std::int64_t> pid(shape.size(), 0);
+  // Spread: the first `extra` blocks hold base + 1 instances, the others base.
+  const std::int64_t base = spread ? total / unannotated_cores : 0, extra = spread ? total % unannotated_cores : 0;
+  const std::int64_t big = extra * (base + 1);  // instances in the larger blocks
+  for (std::int64_t n = 0; n < total; ++n) {
+    std::int64_t core = 0;
+    if (spread) {
+      core = n < big ? n / (base + 1) : extra + (n - big) / base;
+    } else {
+      // Core = row-major combination of the nc factor indices of this instance, built from the
+      // last nc factor backwards so no per-instance storage is needed.
+      std::int64_t weight = 1;
+      for (std::size_t a = grid.axes.size(); a-- > 0;) {
+        std::int64_t rest = pid[a];
+        const auto& factors = grid.axes[a].factors;
+        for (std::size_t f = factors.size(); f-- > 0;) {
+          const std::int64_t idx = rest % factors[f].size;
+          rest /= factors[f].size;
+          if (factors[f].nc) {
+            core += idx * weight;
+            weight *= factors[f].size;
+          }
+        }
+      }
+    }
+    cores[static_cast<std::size_t>(core)].instances.push_back(pid);
+    for (int a = static_cast<int>(pid.size()) - 1; a >= 0; --a) {  // next id in row-major order
+      if (++pid[a] < shape[a]) break;
+      pid[a] = 0;
+    }
+  }
+  return cores;
+}
+
+}  // namespace nki
