@@ -1,7 +1,7 @@
 /**
  * \file Functions compiled kernels call by name (`nki_activation`, ...): the same C++ the
  * reference interpreter runs, so both executors share libm and the fp8 code. Exported from
- * the program (nki_runtime links with -rdynamic) so a kernel's shared object finds them.
+ * the program (nki_compile links with -rdynamic) so a kernel's shared object finds them.
  */
 #include "kernel_abi.h"
 
