@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "argument_flags.h"
 #include "nki/autotune.h"
 #include "nki/npy.h"
 #include "nki/profile.h"
@@ -172,7 +173,7 @@ BenchCommand::BenchCommand(CLI::App& app, const KernelRegistry& registry) : s_(s
       ->required();
   s.cmd->add_option("--input", s.inputs, "Input .npy (its data is used for the host runs); once per argument");
   s.cmd->add_option("--shape", s.shapes, "Argument shape instead of a file, e.g. 4096x8192; once per argument");
-  s.cmd->add_option("--dtype", s.dtype, "dtype of float arguments")->type_name("{bf16,fp16,fp32}")->default_str("fp32");
+  s.cmd->add_option("--dtype", s.dtype, "dtype of float arguments")->type_name(dtype_flag_choices())->default_str("fp32");
   s.cmd->add_option("--target", s.target, "Simulated chip")->type_name("{trn1,inf2,trn2,trn3}")->default_str("trn2");
   s.cmd->add_option("--metric", s.metric, "What the table is sorted by and the best chosen by")
       ->type_name("{simulated,host}")
@@ -204,19 +205,14 @@ int BenchCommand::run(std::ostream& out, std::ostream& err) const {
   // Flags first (cheap), then files.
   const std::vector<SweepAxis> axes = parse_sweep(s.sweep);
   const std::vector<TuningConfig> configs = expand(*k, axes, s.sweep);
-  if (!s.inputs.empty() && !s.shapes.empty()) {
-    throw UserError("err_invalid_arguments", k->name, {}, "give the arguments as --input files or as --shape, not both");
-  }
+  check_input_or_shape(k->name, s.inputs, s.shapes);
   const std::size_t given = s.inputs.size() + s.shapes.size();
   if (given != k->make(k->defaults()).arity()) {
     throw UserError("err_argument_count", k->name, {},
                     fmt::format("takes {} arguments (--input or --shape), {} given", k->make(k->defaults()).arity(),
                                 given));
   }
-  if (s.dtype != "bf16" && s.dtype != "fp16" && s.dtype != "fp32") {
-    throw UserError("err_unknown_dtype", "", {}, fmt::format("unknown --dtype \"{}\"; expected bf16, fp16 or fp32", s.dtype));
-  }
-  const DType dtype = *parse_dtype(s.dtype);
+  const DType dtype = parse_dtype_flag(s.dtype);
   (void)sim::target_spec(s.target);
   if (s.metric != "simulated" && s.metric != "host") {
     throw UserError("err_invalid_metric", "", {}, fmt::format("unknown --metric \"{}\"; expected simulated or host", s.metric));

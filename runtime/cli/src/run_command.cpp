@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "argument_flags.h"
 #include "nki/autotune.h"
 #include "nki/communicator.h"
 #include "nki/npy.h"
@@ -92,11 +93,7 @@ CheckedFlags check_flags(const RunFlags& s, const RegisteredKernel& k) {
     throw UserError("err_argument_count", k.name, {},
                     fmt::format("takes {} --input files, {} given", k.kernel.arity(), s.inputs.size()));
   }
-  if (s.dtype != "bf16" && s.dtype != "fp16" && s.dtype != "fp32") {
-    throw UserError("err_unknown_dtype", "", {},
-                    fmt::format("unknown --dtype \"{}\"; expected bf16, fp16 or fp32", s.dtype));
-  }
-  CheckedFlags f{*parse_dtype(s.dtype), Executor::halide, std::nullopt};
+  CheckedFlags f{parse_dtype_flag(s.dtype), Executor::halide, std::nullopt};
   if (s.executor != "halide" && s.executor != "reference") {
     throw UserError("err_unknown_executor", "", {},
                     fmt::format("unknown --executor \"{}\"; expected halide or reference", s.executor));
@@ -202,7 +199,7 @@ RunCommand::RunCommand(CLI::App& app, const KernelRegistry& registry) : s_(std::
   cmd->add_option("--input", s.inputs, "Input .npy (float32, float16, int8/16/32, uint8/16/32 or bool; C order); once per kernel argument")->required();
   cmd->add_option("--output", s.output, "Output .npy: float32, or the output's dtype if it is an integer or bool")->required();
   cmd->add_option("--dtype", s.dtype, "Kernel dtype; float inputs are converted with round-to-nearest-even")
-      ->type_name("{bf16,fp16,fp32}")
+      ->type_name(dtype_flag_choices())
       ->default_str("fp32");
   cmd->add_option("--grid", s.grid, "Launch grid in NKI spelling, e.g. \"spmd_dim(2,nc(2)),4\" (default: the kernel's)");
   cmd->add_option("--schedule", s.schedule, "Write which core ran which instances as JSON");
