@@ -60,7 +60,7 @@ TEST_CASE("nki profile - bad input: one line, exit 2, nothing printed, no trace 
   refused({"profile", "tensor_add", "--shape", "256x1024"},
           "nki profile: tensor_add: err_argument_count: takes 2 arguments (--input or --shape), 1 given");
   refused({"profile", "tensor_add", "--shape", "256x1024", "--input", "x.npy"},
-          "nki profile: tensor_add: err_invalid_arguments: give the arguments as --input files or as --shape, not both");
+          "nki profile: tensor_add: err_conflicting_flags: give the arguments as --input files or as --shape, not both");
   refused({"profile", "tensor_add", "--shape", "256x0", "--shape", "256x1024"},
           "nki profile: err_invalid_shape: --shape \"256x0\": \"0\" is not a positive size; expected sizes joined by x, "
           "e.g. 4096x8192");
@@ -70,7 +70,7 @@ TEST_CASE("nki profile - bad input: one line, exit 2, nothing printed, no trace 
           "nki profile: tensor_add: err_input_shape_not_tiled: input shape [256,1000] is not a 2-D multiple of the tile "
           "[128,512]");
   refused({"profile", "tensor_add", "--shape", "256x1024", "--shape", "256x1024", "--dtype", "fp64"},
-          "nki profile: err_unknown_dtype: unknown --dtype \"fp64\"; expected bf16, fp16 or fp32");
+          "nki profile: err_unknown_dtype: unknown --dtype \"fp64\"; expected one of fp32, bf16, fp16, fp8_e4m3, fp8_e5m2");
 }
 
 TEST_CASE("nki run - --checked reports an unwritten output read, --target picks the chip") {

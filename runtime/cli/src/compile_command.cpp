@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "argument_flags.h"
 #include "nki/communicator.h"
 #include "nki/compile.h"
 #include "nki/compile_cache.h"
@@ -57,7 +58,9 @@ CompileCommand::CompileCommand(CLI::App& app) : s_(std::make_unique<State>()) {
   s.cmd->add_option("kernel", s.kernel, "Kernel name (see `nki list`)")->required();
   s.cmd->add_option("--input", s.inputs, "Input .npy whose shape (and integer dtype) the kernel takes; once per argument");
   s.cmd->add_option("--shape", s.shapes, "Argument shape instead of a file, e.g. 512x2048; once per argument");
-  s.cmd->add_option("--dtype", s.dtype, "Kernel dtype of float arguments")->default_str("fp32");
+  s.cmd->add_option("--dtype", s.dtype, "Kernel dtype of float arguments")
+      ->type_name(dtype_flag_choices())
+      ->default_str("fp32");
   s.cmd->add_option("--target", f.target, "Chip to compile for")->type_name("{trn1,inf2,trn2,trn3}")->default_str("trn2");
   s.cmd->add_option("--lnc,--logical-nc-config", f.lnc,
                     "NeuronCores per logical core (default 2 on trn2, 1 elsewhere; more than 1 only on trn2)")
@@ -109,16 +112,8 @@ int CompileCommand::run(const KernelRegistry& registry, std::ostream& out, std::
     throw UserError("err_unknown_kernel", "", {},
                     fmt::format("unknown kernel \"{}\"; known kernels: {}", s.kernel, fmt::join(registry.names(), ", ")));
   }
-  if (!s.inputs.empty() && !s.shapes.empty()) {
-    throw UserError("err_argument_count", k->name, {}, "give the arguments as --input files or as --shape, not both");
-  }
-  const std::optional<DType> dtype = parse_dtype(s.dtype);
-  if (!dtype) {
-    throw UserError("err_unknown_dtype", "", {}, fmt::format("unknown --dtype \"{}\"; expected one of fp32, bf16, fp16, "
-                                                             "fp8_e4m3, fp8_e5m2, int8, int16, int32, uint8, uint16, "
-                                                             "uint32, bool",
-                                                             s.dtype));
-  }
+  check_input_or_shape(k->name, s.inputs, s.shapes);
+  const DType dtype = parse_dtype_flag(s.dtype);
   std::optional<GridSpec> requested;
   if (s.grid) requested = parse_grid(*s.grid);
   const bool dump_to_file = s.dump->count() > 0 && !s.dump_file.empty();
@@ -133,12 +128,12 @@ int CompileCommand::run(const KernelRegistry& registry, std::ostream& out, std::
   std::vector<DType> dtypes;
   for (const std::string& sh : s.shapes) {
     shapes.push_back(parse_shape_flag(sh));
-    dtypes.push_back(*dtype);
+    dtypes.push_back(dtype);
   }
   for (const std::string& path : s.inputs) {
     const NpyArray a = read_npy(path);
     shapes.push_back(a.shape);
-    dtypes.push_back(is_integer(a.dtype) ? a.dtype : *dtype);
+    dtypes.push_back(is_integer(a.dtype) ? a.dtype : dtype);
   }
   if (shapes.size() != k->kernel.arity()) {
     throw UserError("err_argument_count", k->name, {},

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <optional>
 
+#include "argument_flags.h"
 #include "nki/npy.h"
 #include "nki/profile.h"
 #include "pending_file.h"
@@ -56,7 +57,7 @@ ProfileCommand::ProfileCommand(CLI::App& app, const KernelRegistry& registry) : 
   s.cmd->add_option("kernel", s.kernel, "Kernel name (see `nki list`)")->required();
   s.cmd->add_option("--input", s.inputs, "Input .npy whose shape (and integer dtype) an argument has; once per argument");
   s.cmd->add_option("--shape", s.shapes, "Argument shape instead of a file, e.g. 4096x8192; once per argument");
-  s.cmd->add_option("--dtype", s.dtype, "dtype of float arguments")->type_name("{bf16,fp16,fp32}")->default_str("fp32");
+  s.cmd->add_option("--dtype", s.dtype, "dtype of float arguments")->type_name(dtype_flag_choices())->default_str("fp32");
   s.cmd->add_option("--grid", s.grid, "Launch grid in NKI spelling (default: the kernel's)");
   s.cmd->add_option("--target", s.target, "Simulated chip")->type_name("{trn1,inf2,trn2,trn3}")->default_str("trn2");
   s.cmd->add_option("--trace", s.trace, "Write the timeline as Chrome Trace Event JSON (Perfetto, chrome://tracing)");
@@ -74,18 +75,13 @@ int ProfileCommand::run(std::ostream& out) const {
     throw UserError("err_unknown_kernel", "", {},
                     fmt::format("unknown kernel \"{}\"; known kernels: {}", s.kernel, fmt::join(s.registry->names(), ", ")));
   }
-  if (!s.inputs.empty() && !s.shapes.empty()) {
-    throw UserError("err_invalid_arguments", k->name, {}, "give the arguments as --input files or as --shape, not both");
-  }
+  check_input_or_shape(k->name, s.inputs, s.shapes);
   const std::size_t given = s.inputs.size() + s.shapes.size();
   if (given != k->kernel.arity()) {
     throw UserError("err_argument_count", k->name, {},
                     fmt::format("takes {} arguments (--input or --shape), {} given", k->kernel.arity(), given));
   }
-  if (s.dtype != "bf16" && s.dtype != "fp16" && s.dtype != "fp32") {
-    throw UserError("err_unknown_dtype", "", {}, fmt::format("unknown --dtype \"{}\"; expected bf16, fp16 or fp32", s.dtype));
-  }
-  const DType dtype = *parse_dtype(s.dtype);
+  const DType dtype = parse_dtype_flag(s.dtype);
   (void)sim::target_spec(s.target);
   std::optional<GridSpec> requested;
   if (s.grid) requested = parse_grid(*s.grid);

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep_row.h"
+#include "nki/sweep.h"
 
 namespace nki::cli {
 

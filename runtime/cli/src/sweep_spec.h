@@ -1,19 +1,16 @@
 /** \file `--sweep "P=32,64,128;F=64..8192"`: the parameter values a tile sweep tries. */
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "nki/sweep.h"
+
 namespace nki::cli {
 
-/** One swept parameter and its values, in the order written. */
-struct SweepAxis {
-  std::string name;
-  std::vector<std::int64_t> values;
-  bool operator==(const SweepAxis&) const = default;
-};
+/** What the grammar reads is what nki::sweep_configs takes: one swept parameter and its values. */
+using nki::SweepAxis;
 
 /**
  * Parses NAME=VALUES[;NAME=VALUES...]: VALUES is a comma-separated list of positive integers

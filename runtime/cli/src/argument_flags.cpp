@@ -1,0 +1,38 @@
+/** \file --dtype and the choice between --input and --shape, checked alike by every command. */
+#include "argument_flags.h"
+
+#include <fmt/format.h>
+
+#include "nki/error.h"
+
+namespace nki::cli {
+
+namespace {
+
+/** The float dtypes, in the order of nki::all_dtypes. */
+std::vector<std::string_view> float_dtype_names() {
+  std::vector<std::string_view> names;
+  for (DType t : all_dtypes)
+    if (is_float(t)) names.push_back(dtype_name(t));
+  return names;
+}
+
+}  // namespace
+
+std::string dtype_flag_choices() { return fmt::format("{{{}}}", fmt::join(float_dtype_names(), ",")); }
+
+DType parse_dtype_flag(const std::string& text) {
+  for (DType t : all_dtypes)
+    if (is_float(t) && text == dtype_name(t)) return t;
+  throw UserError("err_unknown_dtype", "", {},
+                  fmt::format("unknown --dtype \"{}\"; expected one of {}", text, fmt::join(float_dtype_names(), ", ")));
+}
+
+void check_input_or_shape(const std::string& kernel, const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& shapes) {
+  if (!inputs.empty() && !shapes.empty()) {
+    throw UserError("err_conflicting_flags", kernel, {}, "give the arguments as --input files or as --shape, not both");
+  }
+}
+
+}  // namespace nki::cli

@@ -1,0 +1,252 @@
+/** \file `nki run`: flags, inputs, the launch (autotuned or not), and its outputs written whole. */
+#include "run_command.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "argument_flags.h"
+#include "nki/autotune.h"
+#include "nki/communicator.h"
+#include "nki/npy.h"
+#include "nki/simulator/target.h"
+#include "pending_file.h"
+#include "sigint_stops_launch.h"
+
+namespace nki::cli {
+
+namespace {
+
+/** The flags of `nki run`, as given. */
+struct RunFlags {
+  std::string kernel;
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string dtype = "fp32";
+  std::optional<std::string> grid;
+  std::optional<std::string> schedule;
+  std::string executor = "halide";
+  std::string target = "trn2";
+  bool checked = false;
+  bool dump_ir = false;
+  bool autotune = false;
+};
+
+/** The flags once checked: what they name, before any file is touched. */
+struct CheckedFlags {
+  DType dtype;
+  Executor executor;
+  std::optional<GridSpec> grid;
+};
+
+/** The claimed output files (rank 0 only) and the inputs read. */
+struct RunFiles {
+  std::optional<PendingFile> output, schedule;
+  std::vector<NpyArray> arrays;
+  std::vector<Shape> shapes;
+};
+
+/** Whether two paths name the same file (after ".", ".." and symlinks), whether or not it exists yet. */
+bool same_path(const std::string& a, const std::string& b) {
+  std::error_code ea, eb;
+  const std::filesystem::path x = std::filesystem::weakly_canonical(a, ea), y = std::filesystem::weakly_canonical(b, eb);
+  return ea || eb ? a == b : x == y;
+}
+
+std::string schedule_json(const std::string& kernel, const LaunchResult& r) {
+  nlohmann::ordered_json j;
+  j["kernel"] = kernel;
+  j["grid"] = r.grid.logical_shape();
+  j["grid_spec"] = r.grid.str();
+  nlohmann::ordered_json cores = nlohmann::ordered_json::array();
+  for (const CoreSchedule& c : r.cores) cores.push_back({{"nc", c.nc}, {"instances", c.instances}});
+  j["cores"] = cores;
+  return j.dump(2) + "\n";
+}
+
+const RegisteredKernel& find_kernel(const KernelRegistry& registry, const std::string& name) {
+  const RegisteredKernel* k = registry.find(name);
+  if (k == nullptr) {
+    throw UserError("err_unknown_kernel", "", {},
+                    fmt::format("unknown kernel \"{}\"; known kernels: {}", name, fmt::join(registry.names(), ", ")));
+  }
+  return *k;
+}
+
+/** With --autotune, the kernel's tunable family (refused when it has none); else nullptr. */
+const TunableKernel* find_tunable(const KernelRegistry& registry, const RegisteredKernel& k, bool autotune) {
+  if (!autotune) return nullptr;
+  const TunableKernel* tunable = registry.find_tunable(k.name);
+  if (tunable == nullptr) {
+    throw UserError("err_not_tunable", k.name, {},
+                    fmt::format("--autotune: has no tile parameters to tune; tunable kernels: {}",
+                                fmt::join(registry.tunable_names(), ", ")));
+  }
+  return tunable;
+}
+
+CheckedFlags check_flags(const RunFlags& s, const RegisteredKernel& k) {
+  if (s.inputs.size() != k.kernel.arity()) {
+    throw UserError("err_argument_count", k.name, {},
+                    fmt::format("takes {} --input files, {} given", k.kernel.arity(), s.inputs.size()));
+  }
+  CheckedFlags f{parse_dtype_flag(s.dtype), Executor::halide, std::nullopt};
+  if (s.executor != "halide" && s.executor != "reference") {
+    throw UserError("err_unknown_executor", "", {},
+                    fmt::format("unknown --executor \"{}\"; expected halide or reference", s.executor));
+  }
+  f.executor = s.executor == "reference" ? Executor::reference : Executor::halide;
+  (void)sim::target_spec(s.target);  // an unknown --target fails before any file is read
+  if (s.grid) f.grid = parse_grid(*s.grid);
+  if (s.output.empty()) throw UserError("err_output_not_writable", "", {}, "--output is an empty path");
+  if (s.schedule && s.schedule->empty()) throw UserError("err_output_not_writable", "", {}, "--schedule is an empty path");
+  if (s.schedule && same_path(*s.schedule, s.output)) {
+    throw UserError("err_output_not_writable", "", {},
+                    fmt::format("--schedule and --output name the same file \"{}\"", s.output));
+  }
+  return f;
+}
+
+/**
+ * Claims the output files before any work (reading inputs included): an unwritable path
+ * fails now, and nothing partial is left whatever fails later. Under MPI every rank reads
+ * the inputs and runs its chip's instances; rank 0 writes the files. A step failing on one
+ * rank fails it on all, so none waits for the others.
+ */
+void claim_outputs_and_read_inputs(const RunFlags& s, RunFiles& files) {
+  Communicator& world = communicator();
+  on_every_rank(world, [&] {
+    if (world.rank() == 0) {
+      files.output.emplace(s.output);
+      if (s.schedule) files.schedule.emplace(*s.schedule);
+    }
+    for (const std::string& path : s.inputs) {
+      files.arrays.push_back(read_npy(path));
+      files.shapes.push_back(files.arrays.back().shape);
+      SigintStopsLaunch::check();
+    }
+  });
+}
+
+/**
+ * The kernel and grid to launch: with --autotune the configuration `nki bench` recorded
+ * (or the defaults, saying why on `err`), else the registered kernel; --grid when it fits.
+ */
+BoundLaunch choose_launch(const RunFlags& s, const RegisteredKernel& k, const TunableKernel* tunable,
+                          const CheckedFlags& flags, const RunFiles& files, std::ostream& err) {
+  std::optional<BoundLaunch> tuned;
+  if (tunable) {
+    std::vector<TensorSpec> specs;
+    for (const NpyArray& x : files.arrays) specs.push_back({x.shape, is_integer(x.dtype) ? x.dtype : flags.dtype});
+    autotune::TunedLaunch t = autotune::tuned_launch(*tunable, specs, s.target);
+    if (!t.autotuned) err << fmt::format("nki run: {}: no autotuned configuration ({}); using {}\n", k.name, t.miss, t.config.str());
+    tuned = t.launch;
+  }
+  const GridSpec expected = tuned ? tuned->grid() : k.default_grid(files.shapes);  // validates the shapes
+  GridSpec grid = expected;
+  if (flags.grid) {
+    grid = *flags.grid;
+    check_grid_fits(k, grid, expected, files.shapes);
+  }
+  return (tuned ? tuned->kernel() : k.kernel).launch(grid);
+}
+
+/** The inputs on `device`: an integer or bool file keeps its dtype and exact values; a float file is converted to --dtype. */
+std::vector<Tensor> input_tensors(const RunFiles& files, DType dtype, const sim::Device& device) {
+  std::vector<Tensor> args;
+  for (std::size_t i = 0; i < files.arrays.size(); ++i) {
+    const NpyArray& a = files.arrays[i];
+    if (is_integer(a.dtype)) {
+      args.push_back(Tensor::from_values(device, files.shapes[i], a.dtype, a.values));
+    } else {
+      args.push_back(Tensor::from_floats(files.shapes[i], dtype, a.data, device));
+    }
+  }
+  return args;
+}
+
+/**
+ * Writes every file before any appears, so a failure leaves none of them. An integer or bool
+ * output is written as that dtype, a float output as float32.
+ */
+void write_outputs(RunFiles& files, const std::string& kernel, const LaunchResult& r) {
+  if (r.outputs.empty()) throw UserError("err_no_output", kernel, {}, "the kernel returns no tensor to write");
+  const Tensor& c = r.outputs.front();
+  files.output->write(is_integer(c.dtype()) ? encode_npy(c.shape(), c.to_values(), c.dtype())
+                                           : encode_npy(c.shape(), c.to_floats()));
+  if (files.schedule) files.schedule->write(schedule_json(kernel, r));
+  SigintStopsLaunch::check();
+  files.output->commit();
+  if (files.schedule) files.schedule->commit();
+}
+
+}  // namespace
+
+struct RunCommand::State {
+  const KernelRegistry* registry = nullptr;
+  CLI::App* cmd = nullptr;
+  RunFlags flags;
+};
+
+RunCommand::RunCommand(CLI::App& app, const KernelRegistry& registry) : s_(std::make_unique<State>()) {
+  s_->registry = &registry;
+  RunFlags& s = s_->flags;
+  CLI::App* cmd = s_->cmd = app.add_subcommand("run", "Run a kernel on .npy inputs and write its output as .npy");
+  cmd->add_option("kernel", s.kernel, "Kernel name (see `nki list`)")->required();
+  cmd->add_option("--input", s.inputs, "Input .npy (float32, float16, int8/16/32, uint8/16/32 or bool; C order); once per kernel argument")->required();
+  cmd->add_option("--output", s.output, "Output .npy: float32, or the output's dtype if it is an integer or bool")->required();
+  cmd->add_option("--dtype", s.dtype, "Kernel dtype; float inputs are converted with round-to-nearest-even")
+      ->type_name(dtype_flag_choices())
+      ->default_str("fp32");
+  cmd->add_option("--grid", s.grid, "Launch grid in NKI spelling, e.g. \"spmd_dim(2,nc(2)),4\" (default: the kernel's)");
+  cmd->add_option("--schedule", s.schedule, "Write which core ran which instances as JSON");
+  cmd->add_option("--executor", s.executor, "halide (compiled) or reference (interpreter)")
+      ->type_name("{halide,reference}")
+      ->default_str("halide");
+  cmd->add_option("--target", s.target, "Simulated chip: trn1, inf2, trn2 or trn3 (SBUF/PSUM capacity, HBM)")
+      ->type_name("{trn1,inf2,trn2,trn3}")
+      ->default_str("trn2");
+  cmd->add_flag("--checked", s.checked,
+                  "Checked mode: the reference interpreter with poisoned fresh memory; reports reads of unwritten "
+                  "elements, conflicting writes and unwritten outputs");
+  cmd->add_flag("--dump-ir", s.dump_ir, "Print the kernel's canonical IR");
+  cmd->add_flag("--autotune", s.autotune,
+                  "A tunable kernel runs the configuration `nki bench` recorded for these shapes, dtype and target");
+}
+
+RunCommand::~RunCommand() = default;
+
+bool RunCommand::parsed() const { return s_->cmd->parsed(); }
+
+std::vector<std::string> RunCommand::remaining() const { return s_->cmd->remaining(); }
+
+int RunCommand::run(std::ostream& out, std::ostream& err) const {
+  const RunFlags& s = s_->flags;
+  const KernelRegistry& registry = *s_->registry;
+  const SigintStopsLaunch sigint;
+  const RegisteredKernel& k = find_kernel(registry, s.kernel);
+  const TunableKernel* tunable = find_tunable(registry, k, s.autotune);
+  const CheckedFlags flags = check_flags(s, k);  // the flags first (cheap), then the files
+  RunFiles files;
+  claim_outputs_and_read_inputs(s, files);
+  BoundLaunch launch = choose_launch(s, k, tunable, flags, files, err);
+
+  sim::Device device(s.target, 2);
+  const std::vector<Tensor> args = input_tensors(files, flags.dtype, device);
+  files.arrays.clear();
+
+  SigintStopsLaunch::check();
+  LaunchOptions options{flags.executor, &device, s.checked};
+  options.span_ranks = true;  // the grid spreads over every rank's chip (one rank: this one)
+  const LaunchResult r = launch.with(options).run(args);
+  SigintStopsLaunch::check();
+  if (!files.output) return 0;  // another rank writes
+  if (s.dump_ir) out << r.ir_text;
+  write_outputs(files, k.name, r);
+  return 0;
+}
+
+}  // namespace nki::cli
