@@ -27,7 +27,7 @@ std::vector<int> count_stores(const KernelIR& k);
 /**
  * Returns the body indices of masked loads and stores whose bounds it could not prove or
  * refute from the mask (a `!=` or multi-axis condition, or too many launch and loop values
- * to enumerate): the launch checks those at run time (runtime/src/bounds_check.cpp).
+ * to enumerate): the launch checks those at run time (runtime/launch/src/bounds_check.cpp).
  */
 std::vector<std::size_t> validate(const KernelIR& k, const std::vector<std::int64_t>& grid);
 
