@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "nki/ir/walk.h"
 #include "op_info.h"
 
 namespace nki::sim {
@@ -30,20 +31,7 @@ std::int64_t per_partition(const Shape& shape, int par_dim, DType dt) {
 
 CapacityUse check_capacity(const ir::KernelIR& k, const TargetSpec& target) {
   const std::size_t n = k.body.size();
-  // The loops open at each op, and where each loop ends.
-  std::vector<std::vector<std::size_t>> open_at(n);  // LoopOp positions enclosing op i (outermost first)
-  std::vector<std::size_t> open;
-  std::vector<std::size_t> end_of(n, n);  // LoopOp position -> its LoopEndOp position
-  for (std::size_t i = 0; i < n; ++i) {
-    if (const auto* l = std::get_if<ir::LoopOp>(&k.body[i])) {
-      open_at[i] = open;
-      open.push_back(i);
-      end_of[i] = static_cast<std::size_t>(l->end);
-      continue;
-    }
-    if (std::holds_alternative<ir::LoopEndOp>(k.body[i])) open.pop_back();
-    open_at[i] = open;
-  }
+  const ir::LoopNest nest(k);
 
   // Births and deaths by position.
   std::vector<std::vector<Item>> born(n);
@@ -59,7 +47,8 @@ CapacityUse check_capacity(const ir::KernelIR& k, const TargetSpec& target) {
       const bool psum = t.memory == ir::Memory::psum;
       const std::int64_t b = per_partition(t.shape, t.par_dim, t.dtype);
       born[i].push_back({psum, b, fmt::format("tensor {} {} {}", t.name, dtype_name(t.dtype), shape_str(t.shape)), a->loc});
-      const std::size_t scope_end = open_at[i].empty() ? n : end_of[open_at[i].back()];
+      const int scope = nest.innermost(i);
+      const std::size_t scope_end = scope < 0 ? n : nest.end(scope);
       dies[scope_end].push_back({psum, b});
       continue;
     }
@@ -73,10 +62,10 @@ CapacityUse check_capacity(const ir::KernelIR& k, const TargetSpec& target) {
       const std::size_t d = def_at[static_cast<std::size_t>(t)];
       std::size_t u = i;
       // A use inside loops the definition is outside of keeps the tile to the end of the outermost such loop.
-      for (std::size_t lp : open_at[i]) {
-        const bool encloses_def = d > lp && d < end_of[lp];
+      for (int l : nest.enclosing(i)) {
+        const bool encloses_def = d > nest.begin(l) && d < nest.end(l);
         if (!encloses_def) {
-          u = end_of[lp];
+          u = nest.end(l);
           break;
         }
       }

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 
+#include "nki/ir/walk.h"
 #include "op_info.h"
 
 namespace nki::sim {
@@ -221,19 +222,19 @@ struct TensorHistory {
 
 class CoreScheduler {
  public:
-  CoreScheduler(const ir::KernelIR& k, const TargetSpec& t, const std::vector<Instruction>& instr,
-                const std::vector<bool>& has_instr, const std::vector<std::size_t>& fused_store, double hbm_share_gbps,
-                CoreProfile& out, bool keep_events)
-      : k_(k), t_(t), instr_(instr), has_(has_instr), fused_(fused_store), hbm_bytes_per_us_(hbm_share_gbps * 1e3),
-        out_(out), keep_(keep_events), loop_(k.loops.size(), 0), tile_end_(k.tiles.size(), 0),
-        tile_queue_(k.tiles.size(), -1), view_(k.tiles.size()), hist_(k.tensors.size()),
+  CoreScheduler(const ir::KernelIR& k, const ir::LoopNest& nest, const TargetSpec& t,
+                const std::vector<Instruction>& instr, const std::vector<bool>& has_instr,
+                const std::vector<std::size_t>& fused_store, double hbm_share_gbps, CoreProfile& out, bool keep_events)
+      : k_(k), nest_(nest), t_(t), instr_(instr), has_(has_instr), fused_(fused_store),
+        hbm_bytes_per_us_(hbm_share_gbps * 1e3), out_(out), keep_(keep_events), loop_(k.loops.size(), 0),
+        tile_end_(k.tiles.size(), 0), tile_queue_(k.tiles.size(), -1), view_(k.tiles.size()), hist_(k.tensors.size()),
         queue_free_(4 + static_cast<std::size_t>(t.dma_queues), 0.0) {}
 
   void run_instances() {
     for (std::size_t i = 0; i < out_.instances.size(); ++i) {
       pid_ = out_.instances[i];
       instance_ = static_cast<std::int32_t>(i);
-      run(0, k_.body.size());
+      run(-1);
     }
     double latency = 0;
     for (double f : queue_free_) latency = std::max(latency, f);
@@ -247,6 +248,7 @@ class CoreScheduler {
 
  private:
   const ir::KernelIR& k_;
+  const ir::LoopNest& nest_;
   const TargetSpec& t_;
   const std::vector<Instruction>& instr_;
   const std::vector<bool>& has_;
@@ -287,16 +289,15 @@ class CoreScheduler {
     return t + dur;
   }
 
-  void run(std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
+  /** Schedules the ops directly in `loop` (-1: the kernel's top level), each nested loop for its trip count. */
+  void run(int loop) {
+    for (std::size_t i : nest_.level(loop)) {
       if (const auto* l = std::get_if<ir::LoopOp>(&k_.body[i])) {
-        const std::size_t stop = static_cast<std::size_t>(l->end);
         const std::int64_t trip = k_.loops[static_cast<std::size_t>(l->loop)].trip;
         for (std::int64_t it = 0; it < trip; ++it) {
           loop_[static_cast<std::size_t>(l->loop)] = it;
-          run(i + 1, stop);
+          run(l->loop);
         }
-        i = stop;
         continue;
       }
       step(i);
@@ -473,6 +474,7 @@ ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores
     fused[i + 1] = i;
   }
 
+  const ir::LoopNest nest(k);
   int active = 0;
   for (const CoreWork& c : cores) active += c.instances.empty() ? 0 : 1;
   const double share = t.hbm_gbps / std::max(1, active);
@@ -481,24 +483,15 @@ ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores
     CoreProfile& cp = rep.cores.emplace_back();
     cp.nc = c.nc;
     cp.instances = c.instances;
-    CoreScheduler(k, t, instr, has, fused, share, cp, keep_events).run_instances();
+    CoreScheduler(k, nest, t, instr, has, fused, share, cp, keep_events).run_instances();
   }
 
   // FLOPs and the ideal Tensor engine time: per op, times how often it runs.
   std::vector<double> runs(n, 0.0);
-  {
-    std::vector<double> mult{1.0};
-    for (std::size_t i = 0; i < n; ++i) {
-      if (const auto* l = std::get_if<ir::LoopOp>(&k.body[i])) {
-        mult.push_back(mult.back() * static_cast<double>(k.loops[static_cast<std::size_t>(l->loop)].trip));
-        continue;
-      }
-      if (std::holds_alternative<ir::LoopEndOp>(k.body[i])) {
-        mult.pop_back();
-        continue;
-      }
-      runs[i] = mult.back();
-    }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (ir::is_loop_marker(k.body[i])) continue;
+    runs[i] = 1.0;
+    for (int l : nest.enclosing(i)) runs[i] *= static_cast<double>(k.loops[static_cast<std::size_t>(l)].trip);
   }
   double instances = 0;
   for (const CoreProfile& c : rep.cores) instances += static_cast<double>(c.instances.size());

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "nki/ir/passes.h"
+#include "nki/ir/walk.h"
 
 namespace nki::ir {
 
@@ -92,12 +93,9 @@ std::string tensor_str(const TensorDecl& t) {
 std::string print(const KernelIR& k) {
   std::string out = fmt::format("kernel {} (grid rank {})\n", k.name, k.grid_rank);
   for (const TensorDecl& t : k.tensors) out += "  " + tensor_str(t) + "\n";
-  int depth = 1;
-  for (const Op& op : k.body) {
-    if (std::holds_alternative<LoopEndOp>(op)) --depth;
-    out += std::string(static_cast<std::size_t>(2 * depth), ' ') + std::visit(OpPrinter{k}, op) + "\n";
-    if (std::holds_alternative<LoopOp>(op)) ++depth;
-  }
+  const LoopNest nest(k);
+  for (std::size_t i = 0; i < k.body.size(); ++i)  // a loop's markers line up with the ops around it
+    out += std::string(2 * (1 + nest.depth(i)), ' ') + std::visit(OpPrinter{k}, k.body[i]) + "\n";
   std::vector<std::string> outs;
   for (int id : k.outputs) outs.push_back("%" + k.tensors.at(id).name);
   out += fmt::format("  return {}\n", fmt::join(outs, ", "));

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "nki/ir/passes.h"
+#include "nki/ir/walk.h"
 #include "nki/tile_limits.h"
 
 namespace nki::ir {
@@ -24,7 +25,7 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
 struct Validator {
   const KernelIR& k;
   const std::vector<std::int64_t>& grid;
-  std::vector<int> open;                 ///< loops enclosing the current op
+  const LoopNest& nest;
   std::vector<int> tensor_scope;         ///< loop each tensor was allocated in (-1: top level / HBM)
   std::size_t position = 0;              ///< body index of the op being checked
   std::vector<std::size_t> unproven;     ///< masked accesses left to the run-time check
@@ -188,21 +189,14 @@ struct Validator {
     if (any_inexact) unproven.push_back(position);
   }
 
-  /** The loop variable `loop` and loops inside it: what varies within one iteration of an enclosing loop. */
-  bool inside(int loop, int outer_loop) const {
-    for (int l = loop; l >= 0; l = k.loops.at(static_cast<std::size_t>(l)).parent)
-      if (l == outer_loop) return true;
-    return false;
-  }
-
   /** Two iterations of an enclosing affine_range must not write the same element (PSUM += excepted). */
   void check_output_dependencies(const StoreOp& op) const {
     if (op.accumulate) return;
     const int scope = tensor_scope.at(static_cast<std::size_t>(op.dst.tensor));
-    for (int l : open) {
+    for (int l : nest.enclosing(position)) {
       const LoopInfo& info = k.loops.at(static_cast<std::size_t>(l));
       if (info.kind != LoopKind::affine || info.trip <= 1) continue;
-      if (scope >= 0 && inside(scope, l)) continue;  // a fresh tensor on every iteration
+      if (scope >= 0 && nest.within(scope, l)) continue;  // a fresh tensor on every iteration
       bool disjoint = false, uses = false;
       for (const IndexExpr& e : op.dst.indices) {
         const std::int64_t step = e.coeff_of({Sym::Kind::loop, l});
@@ -210,8 +204,9 @@ struct Validator {
         uses = true;
         std::int64_t span = 0;  // how far one iteration's writes spread along this dimension
         for (const Term& t : e.terms) {
+          // The loop variables inside `l` vary within one of its iterations.
           const bool varies = t.sym.kind == Sym::Kind::axis || (t.sym.kind == Sym::Kind::loop && t.sym.index != l &&
-                                                                inside(t.sym.index, l));
+                                                                nest.within(t.sym.index, l));
           if (varies) span += (t.coeff < 0 ? -t.coeff : t.coeff) * (sym_extent(t.sym, e.shape) - 1);
         }
         if ((step < 0 ? -step : step) > span) disjoint = true;
@@ -271,14 +266,13 @@ std::vector<std::size_t> validate(const KernelIR& k, const std::vector<std::int6
     throw InternalError(fmt::format("validate: grid of rank {} for a kernel traced at rank {}", grid.size(),
                                     k.grid_rank));
   }
-  Validator v{k, grid, {}, std::vector<int>(k.tensors.size(), -1)};
-  for (const Op& op : k.body) {
-    v.position = static_cast<std::size_t>(&op - k.body.data());
-    if (const auto* l = std::get_if<LoopOp>(&op)) v.open.push_back(l->loop);
-    else if (std::holds_alternative<LoopEndOp>(op)) v.open.pop_back();
-    else if (const auto* a = std::get_if<AllocOp>(&op))
-      v.tensor_scope[static_cast<std::size_t>(a->tensor)] = v.open.empty() ? -1 : v.open.back();
-    std::visit(v, op);
+  const LoopNest nest(k);
+  Validator v{k, grid, nest, std::vector<int>(k.tensors.size(), -1)};
+  for (std::size_t i = 0; i < k.body.size(); ++i) {
+    v.position = i;
+    if (const auto* a = std::get_if<AllocOp>(&k.body[i]))
+      v.tensor_scope[static_cast<std::size_t>(a->tensor)] = nest.innermost(i);
+    std::visit(v, k.body[i]);
   }
   const std::vector<int> stores = count_stores(k);
   for (int id : k.outputs) {

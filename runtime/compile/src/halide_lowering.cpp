@@ -34,6 +34,7 @@
 
 #include "nki/error.h"
 #include "nki/ir/passes.h"
+#include "nki/ir/walk.h"
 #include "kernel_plan.h"
 #include "storage_type.h"
 
@@ -436,7 +437,7 @@ Halide::Target artifact_target() {
 class KernelBuilder {
  public:
   KernelBuilder(const ir::KernelIR& ir, std::vector<std::int64_t> pid_base, int layer_unroll_factor)
-      : ir_(&ir), low_(ir, pid_base), pid_base_(std::move(pid_base)), unroll_(layer_unroll_factor) {
+      : ir_(&ir), nest_(ir), low_(ir, pid_base), pid_base_(std::move(pid_base)), unroll_(layer_unroll_factor) {
     compile();
   }
 
@@ -460,6 +461,7 @@ class KernelBuilder {
 
  private:
   const ir::KernelIR* ir_;
+  ir::LoopNest nest_;
   Lowerer low_;
   std::vector<Step> steps_;
   std::vector<Scratch> scratch_;
@@ -502,36 +504,31 @@ class KernelBuilder {
     for (int n : stores) batchable_ = batchable_ && n <= 1;
     for (bool m : materialized) batchable_ = batchable_ && !m;
 
-    lower_ops(0, k.body.size());
+    lower_ops(-1);
   }
 
-  /** Lowers body ops [begin, end) into steps. */
-  void lower_ops(std::size_t begin, std::size_t end) {
+  /** Lowers the ops directly in `loop` (-1: the kernel's top level) into steps, each nested loop with its body. */
+  void lower_ops(int loop) {
     const ir::KernelIR& k = *ir_;
     const std::vector<bool>& materialized = materialized_;
-    std::vector<std::size_t> open;  // indices of open loop steps
-    for (std::size_t i = begin; i < end; ++i) {
+    for (std::size_t i : nest_.level(loop)) {
       const ir::Op& op = k.body[i];
       if (const auto* l = std::get_if<ir::LoopOp>(&op)) {
         const std::int64_t trip = k.loops[static_cast<std::size_t>(l->loop)].trip;
-        if (k.loops[static_cast<std::size_t>(l->loop)].parent < 0 && std::min<std::int64_t>(unroll_, trip) > 1) {
-          lower_unrolled_loop(*l, i, static_cast<std::size_t>(l->end));
-          i = static_cast<std::size_t>(l->end);
+        if (loop < 0 && std::min<std::int64_t>(unroll_, trip) > 1) {  // only outermost loops unroll
+          lower_unrolled_loop(l->loop);
           continue;
         }
-        open.push_back(steps_.size());
+        const std::size_t head = steps_.size();
         Step s;
         s.kind = Step::Kind::loop;
         s.loop = l->loop;
         steps_.push_back(std::move(s));
-        continue;
-      }
-      if (std::holds_alternative<ir::LoopEndOp>(op)) {
-        steps_[open.back()].end = steps_.size();
-        open.pop_back();
-        Step s;
-        s.kind = Step::Kind::loop_end;
-        steps_.push_back(std::move(s));
+        lower_ops(l->loop);
+        steps_[head].end = steps_.size();
+        Step close;
+        close.kind = Step::Kind::loop_end;
+        steps_.push_back(std::move(close));
         continue;
       }
       if (const auto* a = std::get_if<ir::AllocOp>(&op)) {
@@ -577,7 +574,7 @@ class KernelBuilder {
     }
     for (std::size_t i = at + 1; i < k.body.size() && readers > 0; ++i) {
       const ir::Op& op = k.body[i];
-      if (std::holds_alternative<ir::LoopOp>(op) || std::holds_alternative<ir::LoopEndOp>(op)) return false;
+      if (ir::is_loop_marker(op)) return false;
       if (const auto* s = std::get_if<ir::StoreOp>(&op); s && s->dst.tensor == load.src.tensor) return false;
       if (const auto* a = std::get_if<ir::AllocOp>(&op); a && a->tensor == load.src.tensor) return false;
       int here = 0;
@@ -589,35 +586,34 @@ class KernelBuilder {
   }
 
   /**
-   * The outermost loop at body index `begin` (its end marker at `end`) unrolled by the factor
-   * (at most its trip count): one loop over groups of `f` iterations whose body is `f` copies,
-   * copy u reading the loop variable as group start + u, then a loop over the trip % f
-   * remaining iterations running copy 0's code. Iterations keep their order, so results are
-   * those of the rolled loop.
+   * The outermost loop `l` unrolled by the factor (at most its trip count): one loop over
+   * groups of `f` iterations whose body is `f` copies, copy u reading the loop variable as
+   * group start + u, then a loop over the trip % f remaining iterations running copy 0's
+   * code. Iterations keep their order, so results are those of the rolled loop.
    */
-  void lower_unrolled_loop(const ir::LoopOp& l, std::size_t begin, std::size_t end) {
-    const std::int64_t trip = ir_->loops[static_cast<std::size_t>(l.loop)].trip;
+  void lower_unrolled_loop(int l) {
+    const std::int64_t trip = ir_->loops[static_cast<std::size_t>(l)].trip;
     const std::int64_t f = std::min<std::int64_t>(unroll_, trip);
     const std::size_t head = steps_.size();
     Step loop;
     loop.kind = Step::Kind::loop;
-    loop.loop = l.loop;
+    loop.loop = l;
     loop.stride = f;
     loop.trip = trip / f;
     steps_.push_back(loop);
     std::size_t copy0_begin = 0, copy0_end = 0;
     for (std::int64_t u = 0; u < f; ++u) {
-      low_.set_loop_shift(l.loop, static_cast<int>(u));
+      low_.set_loop_shift(l, static_cast<int>(u));
       const std::size_t first = steps_.size();
-      lower_ops(begin + 1, end);
+      lower_ops(l);
       for (std::size_t s = first; s < steps_.size(); ++s) {
         if (steps_[s].kind != Step::Kind::call) continue;
-        steps_[s].shift_loop = l.loop;
+        steps_[s].shift_loop = l;
         steps_[s].shift = static_cast<int>(u);
       }
       if (u == 0) copy0_begin = first, copy0_end = steps_.size();
     }
-    low_.set_loop_shift(l.loop, 0);
+    low_.set_loop_shift(l, 0);
     steps_[head].end = steps_.size();
     Step close;
     close.kind = Step::Kind::loop_end;
@@ -649,18 +645,10 @@ class KernelBuilder {
     const ir::KernelIR& k = *ir_;
     std::vector<bool> m(k.tiles.size(), false);
     std::vector<int> made_in(k.tiles.size(), -1), uses(k.tiles.size(), 0);
-    std::vector<int> open;
     for (std::size_t i = 0; i < k.body.size(); ++i) {
       const ir::Op& op = k.body[i];
-      if (const auto* l = std::get_if<ir::LoopOp>(&op)) {
-        open.push_back(l->loop);
-        continue;
-      }
-      if (std::holds_alternative<ir::LoopEndOp>(op)) {
-        open.pop_back();
-        continue;
-      }
-      const int here = open.empty() ? -1 : open.back();
+      if (ir::is_loop_marker(op)) continue;
+      const int here = nest_.innermost(i);
       for (int t : ir::tiles_read(op)) {
         ++uses[static_cast<std::size_t>(t)];
         if (made_in[static_cast<std::size_t>(t)] != here) m[static_cast<std::size_t>(t)] = true;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "nki/error.h"
+#include "nki/ir/walk.h"
 
 namespace nki {
 
@@ -36,14 +37,7 @@ void throw_out_of_bound(const ir::KernelIR& k, const ir::Access& a, std::span<co
 void check_bounds_at_run_time(const ir::KernelIR& k, const std::vector<std::int64_t>& grid,
                               const std::vector<std::size_t>& positions) {
   if (positions.empty()) return;
-  // The loops enclosing each op.
-  std::vector<std::vector<int>> enclosing(k.body.size());
-  std::vector<int> open;
-  for (std::size_t i = 0; i < k.body.size(); ++i) {
-    if (const auto* l = std::get_if<ir::LoopOp>(&k.body[i])) open.push_back(l->loop);
-    else if (std::holds_alternative<ir::LoopEndOp>(k.body[i])) open.pop_back();
-    enclosing[i] = open;
-  }
+  const ir::LoopNest nest(k);
   const std::vector<std::int64_t> grid_extent(grid.begin(), grid.begin() + k.grid_rank);
   std::vector<std::int64_t> pid(grid_extent.size(), 0);
   do {
@@ -55,10 +49,11 @@ void check_bounds_at_run_time(const ir::KernelIR& k, const std::vector<std::int6
       else if (const auto* s = std::get_if<ir::StoreOp>(&op)) a = &s->dst, mask = &s->mask;
       if (a == nullptr) continue;
       const ir::TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a->tensor));
-      std::vector<std::int64_t> trips, iters(enclosing[at].size(), 0), loop(k.loops.size(), 0);
-      for (int l : enclosing[at]) trips.push_back(k.loops.at(static_cast<std::size_t>(l)).trip);
+      const std::span<const int> enclosing = nest.enclosing(at);
+      std::vector<std::int64_t> trips, iters(enclosing.size(), 0), loop(k.loops.size(), 0);
+      for (int l : enclosing) trips.push_back(k.loops.at(static_cast<std::size_t>(l)).trip);
       do {
-        for (std::size_t q = 0; q < iters.size(); ++q) loop[static_cast<std::size_t>(enclosing[at][q])] = iters[q];
+        for (std::size_t q = 0; q < iters.size(); ++q) loop[static_cast<std::size_t>(enclosing[q])] = iters[q];
         std::vector<std::int64_t> coord(a->shape.size(), 0);
         do {
           if (!mask->holds(pid, loop, coord)) continue;

@@ -10,6 +10,7 @@
 
 #include "nki/error.h"
 #include "nki/ir/passes.h"
+#include "nki/ir/walk.h"
 #include "bounds_check.h"
 #include "checked_state.h"
 
@@ -28,9 +29,11 @@ bool next_coord(std::vector<std::int64_t>& c, const Shape& shape) {
 
 class ReferenceRunner final : public CoreRunner {
  public:
-  /** `checked`: the launch's shared checked-mode state, or null for an unchecked run. */
-  ReferenceRunner(const ir::KernelIR& ir, std::vector<TensorBinding> tensors, CheckedLaunch* checked = nullptr)
-      : ir_(ir), tensors_(std::move(tensors)), tiles_(ir.tiles.size()), loop_(ir.loops.size(), 0), checked_(checked) {
+  /** `nest`: the loops of `ir`; `checked`: the launch's shared checked-mode state, or null for an unchecked run. */
+  ReferenceRunner(const ir::KernelIR& ir, const ir::LoopNest& nest, std::vector<TensorBinding> tensors,
+                  CheckedLaunch* checked = nullptr)
+      : ir_(ir), nest_(nest), tensors_(std::move(tensors)), tiles_(ir.tiles.size()), loop_(ir.loops.size(), 0),
+        checked_(checked) {
     // Per-instance tensors (SBUF, PSUM, private HBM) are this core's own memory.
     own_.reserve(ir_.tensors.size());
     for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {
@@ -47,13 +50,14 @@ class ReferenceRunner final : public CoreRunner {
     for (std::int64_t i = 0; i < count; ++i) {
       pid_ = current;
       if (checked_) begin_checked_instance();
-      run(0, ir_.body.size());
+      run(-1);
       if (!current.empty()) ++current.back();
     }
   }
 
  private:
   const ir::KernelIR& ir_;
+  const ir::LoopNest& nest_;
   std::vector<TensorBinding> tensors_;
   std::vector<std::vector<std::byte>> own_;
   std::vector<std::vector<double>> tiles_;  ///< exact values of each tile's dtype
@@ -64,23 +68,11 @@ class ReferenceRunner final : public CoreRunner {
   CheckedLaunch* checked_;
   std::vector<std::vector<std::uint8_t>> written_;     ///< per-instance tensors: element written this instance
   std::vector<std::vector<std::int64_t>> own_writer_;  ///< private HBM: the record that last wrote each element
-  std::vector<std::vector<int>> enclosing_;            ///< loops enclosing each op, outermost first
   std::size_t at_ = 0;                                 ///< the op being executed
 
   void init_checked() {
     written_.resize(ir_.tensors.size());
     own_writer_.resize(ir_.tensors.size());
-    enclosing_.resize(ir_.body.size());
-    std::vector<int> open;
-    for (std::size_t i = 0; i < ir_.body.size(); ++i) {
-      if (const auto* l = std::get_if<ir::LoopOp>(&ir_.body[i])) {
-        enclosing_[i] = open;
-        open.push_back(l->loop);
-        continue;
-      }
-      if (std::holds_alternative<ir::LoopEndOp>(ir_.body[i])) open.pop_back();
-      enclosing_[i] = open;
-    }
   }
 
   /** Every per-instance tensor starts poisoned and unwritten. */
@@ -102,12 +94,12 @@ class ReferenceRunner final : public CoreRunner {
 
   std::string where(std::size_t op) const {
     std::string w = pid_.empty() ? "instance (no grid)" : fmt::format("instance [{}]", fmt::join(pid_, ","));
-    for (int l : enclosing_[op]) w += fmt::format(" l{}={}", l, loop_[static_cast<std::size_t>(l)]);
+    for (int l : nest_.enclosing(op)) w += fmt::format(" l{}={}", l, loop_[static_cast<std::size_t>(l)]);
     return w;
   }
   std::string where(const WriteRecord& r) const {
     std::string w = r.pid.empty() ? "instance (no grid)" : fmt::format("instance [{}]", fmt::join(r.pid, ","));
-    for (int l : enclosing_[r.op]) w += fmt::format(" l{}={}", l, r.loop[static_cast<std::size_t>(l)]);
+    for (int l : nest_.enclosing(r.op)) w += fmt::format(" l{}={}", l, r.loop[static_cast<std::size_t>(l)]);
     const SourceLoc& loc = std::get<ir::StoreOp>(ir_.body[r.op]).loc;
     return w + fmt::format(" ({})", loc.str());
   }
@@ -145,8 +137,8 @@ class ReferenceRunner final : public CoreRunner {
   bool conflict(const WriteRecord& a, const WriteRecord& b) const {
     if (a.pid != b.pid) return true;
     if (a.accumulate && b.accumulate) return false;
-    const std::vector<int>& ea = enclosing_[a.op];
-    const std::vector<int>& eb = enclosing_[b.op];
+    const std::span<const int> ea = nest_.enclosing(a.op);
+    const std::span<const int> eb = nest_.enclosing(b.op);
     for (std::size_t q = 0; q < ea.size() && q < eb.size() && ea[q] == eb[q]; ++q) {
       const std::size_t l = static_cast<std::size_t>(ea[q]);
       if (ir_.loops[l].kind == ir::LoopKind::affine && a.loop[l] != b.loop[l]) return true;
@@ -199,16 +191,15 @@ class ReferenceRunner final : public CoreRunner {
     if (ir_.tensors[ti].fill) std::fill(written_[ti].begin(), written_[ti].end(), std::uint8_t{1});
   }
 
-  void run(std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
+  /** Runs the ops directly in `loop` (-1: the kernel's top level), each nested loop for its trip count. */
+  void run(int loop) {
+    for (std::size_t i : nest_.level(loop)) {
       if (const auto* l = std::get_if<ir::LoopOp>(&ir_.body[i])) {
-        const std::size_t stop = static_cast<std::size_t>(l->end);
         const std::int64_t trip = ir_.loops[static_cast<std::size_t>(l->loop)].trip;
         for (std::int64_t it = 0; it < trip; ++it) {
           loop_[static_cast<std::size_t>(l->loop)] = it;
-          run(i + 1, stop);
+          run(l->loop);
         }
-        i = stop;  // the LoopEndOp
         continue;
       }
       if (checked_) at_ = i;
@@ -378,11 +369,11 @@ class ReferenceRunner final : public CoreRunner {
 
 class ReferenceProgram final : public Program {
  public:
-  ReferenceProgram(std::shared_ptr<const ir::KernelIR> ir, bool checked) : ir_(std::move(ir)) {
+  ReferenceProgram(std::shared_ptr<const ir::KernelIR> ir, bool checked) : ir_(std::move(ir)), nest_(*ir_) {
     if (checked) checked_ = std::make_unique<CheckedLaunch>();
   }
   std::unique_ptr<CoreRunner> bind(const std::vector<TensorBinding>& tensors) const override {
-    return std::make_unique<ReferenceRunner>(*ir_, tensors, checked_.get());
+    return std::make_unique<ReferenceRunner>(*ir_, nest_, tensors, checked_.get());
   }
 
   /** Checked mode: unfilled outputs are poisoned; every shared HBM tensor a store writes gets a writer per element. */
@@ -429,6 +420,7 @@ class ReferenceProgram final : public Program {
 
  private:
   std::shared_ptr<const ir::KernelIR> ir_;
+  ir::LoopNest nest_;
   std::unique_ptr<CheckedLaunch> checked_;
 };
 
