@@ -23,8 +23,7 @@ std::vector<int> count_stores(const KernelIR& k);
  * the user's file:line and the values: a tile of more than 128 partitions, a 1-D
  * arange used as an index, an access out of bounds for the launch grid `grid`
  * (logical size per axis).
- */
-/**
+ *
  * Returns the body indices of masked loads and stores whose bounds it could not prove or
  * refute from the mask (a `!=` or multi-axis condition, or too many launch and loop values
  * to enumerate): the launch checks those at run time (runtime/launch/src/bounds_check.cpp).
