@@ -76,8 +76,7 @@ void check_output_paths(const BenchFlags& s) {
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (files[i].second.empty()) throw UserError("err_output_not_writable", "", {}, files[i].first + " is an empty path");
     for (std::size_t j = 0; j < i; ++j) {
-      std::error_code ea, eb;
-      if (std::filesystem::weakly_canonical(files[i].second, ea) == std::filesystem::weakly_canonical(files[j].second, eb)) {
+      if (same_file(files[i].second, files[j].second)) {
         throw UserError("err_output_not_writable", "", {},
                         fmt::format("{} and {} name the same file \"{}\"", files[j].first, files[i].first,
                                     files[i].second));

@@ -69,4 +69,10 @@ void PendingFile::commit() {
   tmp_.clear();  // it is the output now
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ea, eb;
+  const std::filesystem::path x = std::filesystem::weakly_canonical(a, ea), y = std::filesystem::weakly_canonical(b, eb);
+  return ea || eb ? a == b : x == y;
+}
+
 }  // namespace nki::cli

@@ -31,4 +31,10 @@ class PendingFile {
   bool written_ = false;
 };
 
+/**
+ * Whether two paths name the same file (after ".", ".." and symlinks), whether or not it exists
+ * yet: two outputs of one command must not. Paths that cannot be resolved compare as written.
+ */
+bool same_file(const std::string& a, const std::string& b);
+
 }  // namespace nki::cli

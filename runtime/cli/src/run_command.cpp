@@ -49,13 +49,6 @@ struct RunFiles {
   std::vector<Shape> shapes;
 };
 
-/** Whether two paths name the same file (after ".", ".." and symlinks), whether or not it exists yet. */
-bool same_path(const std::string& a, const std::string& b) {
-  std::error_code ea, eb;
-  const std::filesystem::path x = std::filesystem::weakly_canonical(a, ea), y = std::filesystem::weakly_canonical(b, eb);
-  return ea || eb ? a == b : x == y;
-}
-
 std::string schedule_json(const std::string& kernel, const LaunchResult& r) {
   nlohmann::ordered_json j;
   j["kernel"] = kernel;
@@ -103,7 +96,7 @@ CheckedFlags check_flags(const RunFlags& s, const RegisteredKernel& k) {
   if (s.grid) f.grid = parse_grid(*s.grid);
   if (s.output.empty()) throw UserError("err_output_not_writable", "", {}, "--output is an empty path");
   if (s.schedule && s.schedule->empty()) throw UserError("err_output_not_writable", "", {}, "--schedule is an empty path");
-  if (s.schedule && same_path(*s.schedule, s.output)) {
+  if (s.schedule && same_file(*s.schedule, s.output)) {
     throw UserError("err_output_not_writable", "", {},
                     fmt::format("--schedule and --output name the same file \"{}\"", s.output));
   }

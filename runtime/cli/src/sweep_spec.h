@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "nki/sweep.h"
+#include "nki/sweep_axis.h"
 
 namespace nki::cli {
 

@@ -15,17 +15,11 @@
 #include <vector>
 
 #include "nki/profile.h"
+#include "nki/sweep_axis.h"
 #include "nki/tensor.h"
 #include "nki/tunable_kernel.h"
 
 namespace nki {
-
-/** One swept parameter and its values, in the order given. */
-struct SweepAxis {
-  std::string name;
-  std::vector<std::int64_t> values;
-  bool operator==(const SweepAxis&) const = default;
-};
 
 /** What a sweep sorts its rows by and chooses the best by. */
 enum class SweepMetric {
