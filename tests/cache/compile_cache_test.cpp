@@ -235,6 +235,17 @@ TEST_CASE("damaged cache entries are detected, rebuilt and give right results") 
          test::write_bytes((e / "complete").string(),
                            nki::ir::hash_text(so) + " " + nki::ir::hash_text("{\"steps\": 7}\n") + "\n");
        }},
+      {"a plan field past its integer range, with a matching checksum", [](const fs::path& e) {
+         // Too long for 64 bits, the number reads as a double; a cast of it to int is undefined.
+         std::string plan = test::read_bytes((e / "plan.json").string());
+         const std::size_t at = plan.find("\"scratch\":");
+         REQUIRE(at != std::string::npos);
+         plan.insert(at + 10, "-99999999999999999999999999");
+         plan.erase(at + 10 + 27, plan.find(',', at + 10 + 27) - (at + 10 + 27));
+         test::write_bytes((e / "plan.json").string(), plan);
+         const std::string so = test::read_bytes((e / "kernel.so").string());
+         test::write_bytes((e / "complete").string(), nki::ir::hash_text(so) + " " + nki::ir::hash_text(plan) + "\n");
+       }},
   };
   for (const Damage& d : cases) {
     CAPTURE(d.what);

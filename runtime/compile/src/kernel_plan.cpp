@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <stdexcept>
+#include <utility>
 
 namespace nki {
 
@@ -25,6 +26,32 @@ StepPlan::Kind kind_of(const std::string& s) {
   if (s == "loop_end") return StepPlan::Kind::loop_end;
   if (s == "fill") return StepPlan::Kind::fill;
   throw std::runtime_error("unknown step kind '" + s + "'");
+}
+
+/**
+ * `v` as a T when it is a JSON integer T holds. nlohmann's get<T>() casts whatever number it
+ * finds (a fraction, or an integer too long for 64 bits, read as a double), which a damaged
+ * plan must not reach: out of range, the cast is undefined.
+ */
+template <class T>
+T integer(const nlohmann::json& v, const char* field) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (std::in_range<T>(u)) return static_cast<T>(u);
+  } else if (v.is_number_integer()) {
+    const auto i = v.get<std::int64_t>();
+    if (std::in_range<T>(i)) return static_cast<T>(i);
+  }
+  throw std::runtime_error(fmt::format("malformed plan: {} is {}, not an integer of {} bits", field, v.dump(),
+                                       sizeof(T) * 8));
+}
+
+template <class T>
+std::vector<T> integers(const nlohmann::json& v, const char* field) {
+  if (!v.is_array()) throw std::runtime_error(fmt::format("malformed plan: {} is {}, not an array", field, v.dump()));
+  std::vector<T> out;
+  for (const nlohmann::json& x : v) out.push_back(integer<T>(x, field));
+  return out;
 }
 }  // namespace
 
@@ -90,27 +117,30 @@ KernelPlan plan_from_json(const std::string& text) {
     const nlohmann::json j = nlohmann::json::parse(text);
     KernelPlan plan;
     plan.batchable = j.at("batchable").get<bool>();
-    plan.pid_base = j.at("pid_base").get<std::vector<std::int64_t>>();
+    plan.pid_base = integers<std::int64_t>(j.at("pid_base"), "pid_base");
     for (const auto& x : j.at("steps")) {
       StepPlan s;
       s.kind = kind_of(x.at("kind").get<std::string>());
       s.function = x.at("function").get<std::string>();
-      s.inputs = x.at("inputs").get<std::vector<int>>();
-      s.store = x.at("store").get<int>();
-      s.scratch = x.at("scratch").get<int>();
-      for (const auto& d : x.at("out_dims")) s.out_dims.push_back({d.at(0).get<std::int32_t>(), d.at(1).get<std::int32_t>()});
-      s.shift_loop = x.at("shift_loop").get<int>();
-      s.shift = x.at("shift").get<int>();
-      s.loop = x.at("loop").get<int>();
-      s.end = x.at("end").get<std::size_t>();
-      s.first = x.at("first").get<std::int64_t>();
-      s.stride = x.at("stride").get<std::int64_t>();
-      s.trip = x.at("trip").get<std::int64_t>();
-      s.tensor = x.at("tensor").get<int>();
+      s.inputs = integers<int>(x.at("inputs"), "inputs");
+      s.store = integer<int>(x.at("store"), "store");
+      s.scratch = integer<int>(x.at("scratch"), "scratch");
+      for (const auto& d : x.at("out_dims"))
+        s.out_dims.push_back({integer<std::int32_t>(d.at(0), "out_dims"), integer<std::int32_t>(d.at(1), "out_dims")});
+      s.shift_loop = integer<int>(x.at("shift_loop"), "shift_loop");
+      s.shift = integer<int>(x.at("shift"), "shift");
+      s.loop = integer<int>(x.at("loop"), "loop");
+      s.end = integer<std::size_t>(x.at("end"), "end");
+      s.first = integer<std::int64_t>(x.at("first"), "first");
+      s.stride = integer<std::int64_t>(x.at("stride"), "stride");
+      s.trip = integer<std::int64_t>(x.at("trip"), "trip");
+      s.tensor = integer<int>(x.at("tensor"), "tensor");
       plan.steps.push_back(std::move(s));
     }
-    for (const auto& x : j.at("scratch"))
-      plan.scratch.push_back({x.at("shape").get<Shape>(), x.at("code").get<int>(), x.at("bits").get<int>()});
+    for (const auto& x : j.at("scratch")) {
+      plan.scratch.push_back({integers<std::int64_t>(x.at("shape"), "shape"), integer<int>(x.at("code"), "code"),
+                              integer<int>(x.at("bits"), "bits")});
+    }
     return plan;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("malformed plan: ") + e.what());
