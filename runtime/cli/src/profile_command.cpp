@@ -4,40 +4,15 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <charconv>
 #include <optional>
 
 #include "argument_flags.h"
 #include "nki/npy.h"
 #include "nki/profile.h"
 #include "pending_file.h"
+#include "shape_flag.h"
 
 namespace nki::cli {
-
-namespace {
-
-/** "4096x8192" -> {4096, 8192}. */
-Shape parse_shape(const std::string& text) {
-  Shape shape;
-  std::string_view s = text;
-  while (true) {
-    const std::size_t at = s.find('x');
-    const std::string_view v = s.substr(0, at);
-    std::int64_t d = 0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
-    if (v.empty() || ec != std::errc() || end != v.data() + v.size() || d < 1) {
-      throw UserError("err_invalid_shape", "", {},
-                      fmt::format("--shape \"{}\": \"{}\" is not a positive size; expected sizes joined by x, e.g. "
-                                  "4096x8192",
-                                  text, v));
-    }
-    shape.push_back(d);
-    if (at == std::string_view::npos) return shape;
-    s.remove_prefix(at + 1);
-  }
-}
-
-}  // namespace
 
 struct ProfileCommand::State {
   const KernelRegistry* registry = nullptr;
@@ -88,7 +63,7 @@ int ProfileCommand::run(std::ostream& out) const {
   if (s.trace && s.trace->empty()) throw UserError("err_output_not_writable", "", {}, "--trace is an empty path");
 
   std::vector<TensorSpec> args;
-  for (const std::string& sh : s.shapes) args.push_back({parse_shape(sh), dtype});
+  for (const std::string& sh : s.shapes) args.push_back({parse_shape_flag(sh), dtype});
   for (const std::string& path : s.inputs) {
     const NpyArray a = read_npy(path);
     args.push_back({a.shape, is_integer(a.dtype) ? a.dtype : dtype});
