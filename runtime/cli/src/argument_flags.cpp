@@ -1,4 +1,4 @@
-/** \file --dtype and the choice between --input and --shape, checked alike by every command. */
+/** \file --dtype, the choice between --input and --shape, and --input files as arguments, alike in every command. */
 #include "argument_flags.h"
 
 #include <fmt/format.h>
@@ -33,6 +33,15 @@ void check_input_or_shape(const std::string& kernel, const std::vector<std::stri
   if (!inputs.empty() && !shapes.empty()) {
     throw UserError("err_conflicting_flags", kernel, {}, "give the arguments as --input files or as --shape, not both");
   }
+}
+
+DType argument_dtype(const NpyArray& file, DType float_dtype) {
+  return is_integer(file.dtype) ? file.dtype : float_dtype;
+}
+
+Tensor argument_tensor(const NpyArray& file, DType float_dtype, const sim::Device& device) {
+  if (is_integer(file.dtype)) return Tensor::from_values(device, file.shape, file.dtype, file.values);
+  return Tensor::from_floats(file.shape, float_dtype, file.data, device);
 }
 
 }  // namespace nki::cli

@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "nki/dtype.h"
+#include "nki/npy.h"
+#include "nki/simulator/device.h"
+#include "nki/tensor.h"
 
 namespace nki::cli {
 
@@ -25,5 +28,11 @@ DType parse_dtype_flag(const std::string& text);
  */
 void check_input_or_shape(const std::string& kernel, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& shapes);
+
+/** The dtype an --input file is to the kernel: an integer or bool file keeps its own, a float one takes --dtype. */
+DType argument_dtype(const NpyArray& file, DType float_dtype);
+
+/** An --input file as a tensor on `device`: an integer or bool file exact, a float one rounded to --dtype. */
+Tensor argument_tensor(const NpyArray& file, DType float_dtype, const sim::Device& device);
 
 }  // namespace nki::cli

@@ -128,14 +128,11 @@ void read_arguments(const BenchFlags& s, DType dtype, BenchArguments& args) {
   std::vector<NpyArray> arrays;
   for (const std::string& path : s.inputs) {
     arrays.push_back(read_npy(path));
-    args.specs.push_back({arrays.back().shape, is_integer(arrays.back().dtype) ? arrays.back().dtype : dtype});
+    args.specs.push_back({arrays.back().shape, argument_dtype(arrays.back(), dtype)});
   }
   if (arrays.empty() || s.iters == 0) return;
   const sim::Device& device = args.device.emplace(s.target, 2);
-  for (const NpyArray& a : arrays) {
-    args.tensors.push_back(is_integer(a.dtype) ? Tensor::from_values(device, a.shape, a.dtype, a.values)
-                                               : Tensor::from_floats(a.shape, dtype, a.data, device));
-  }
+  for (const NpyArray& a : arrays) args.tensors.push_back(argument_tensor(a, dtype, device));
 }
 
 /** nki::sweep of the checked configurations, its progress on `err`. */

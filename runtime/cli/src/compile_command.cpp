@@ -107,11 +107,7 @@ int CompileCommand::run(const KernelRegistry& registry, std::ostream& out, std::
   const State& s = *s_;
   // The flags first (cheap, no file touched), then the kernel's arguments.
   const PipelineOptions options = seed_pipeline_options(s.flags);
-  const RegisteredKernel* k = registry.find(s.kernel);
-  if (k == nullptr) {
-    throw UserError("err_unknown_kernel", "", {},
-                    fmt::format("unknown kernel \"{}\"; known kernels: {}", s.kernel, fmt::join(registry.names(), ", ")));
-  }
+  const RegisteredKernel* k = &registry.at(s.kernel);
   check_input_or_shape(k->name, s.inputs, s.shapes);
   const DType dtype = parse_dtype_flag(s.dtype);
   std::optional<GridSpec> requested;
@@ -133,7 +129,7 @@ int CompileCommand::run(const KernelRegistry& registry, std::ostream& out, std::
   for (const std::string& path : s.inputs) {
     const NpyArray a = read_npy(path);
     shapes.push_back(a.shape);
-    dtypes.push_back(is_integer(a.dtype) ? a.dtype : dtype);
+    dtypes.push_back(argument_dtype(a, dtype));
   }
   if (shapes.size() != k->kernel.arity()) {
     throw UserError("err_argument_count", k->name, {},

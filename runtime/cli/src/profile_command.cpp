@@ -45,11 +45,7 @@ bool ProfileCommand::parsed() const { return s_->cmd->parsed(); }
 
 int ProfileCommand::run(std::ostream& out) const {
   const State& s = *s_;
-  const RegisteredKernel* k = s.registry->find(s.kernel);
-  if (k == nullptr) {
-    throw UserError("err_unknown_kernel", "", {},
-                    fmt::format("unknown kernel \"{}\"; known kernels: {}", s.kernel, fmt::join(s.registry->names(), ", ")));
-  }
+  const RegisteredKernel* k = &s.registry->at(s.kernel);
   check_input_or_shape(k->name, s.inputs, s.shapes);
   const std::size_t given = s.inputs.size() + s.shapes.size();
   if (given != k->kernel.arity()) {
@@ -66,7 +62,7 @@ int ProfileCommand::run(std::ostream& out) const {
   for (const std::string& sh : s.shapes) args.push_back({parse_shape_flag(sh), dtype});
   for (const std::string& path : s.inputs) {
     const NpyArray a = read_npy(path);
-    args.push_back({a.shape, is_integer(a.dtype) ? a.dtype : dtype});
+    args.push_back({a.shape, argument_dtype(a, dtype)});
   }
   std::vector<Shape> shapes;
   for (const TensorSpec& a : args) shapes.push_back(a.shape);

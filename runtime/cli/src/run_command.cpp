@@ -46,7 +46,6 @@ struct CheckedFlags {
 struct RunFiles {
   std::optional<PendingFile> output, schedule;
   std::vector<NpyArray> arrays;
-  std::vector<Shape> shapes;
 };
 
 std::string schedule_json(const std::string& kernel, const LaunchResult& r) {
@@ -58,15 +57,6 @@ std::string schedule_json(const std::string& kernel, const LaunchResult& r) {
   for (const CoreSchedule& c : r.cores) cores.push_back({{"nc", c.nc}, {"instances", c.instances}});
   j["cores"] = cores;
   return j.dump(2) + "\n";
-}
-
-const RegisteredKernel& find_kernel(const KernelRegistry& registry, const std::string& name) {
-  const RegisteredKernel* k = registry.find(name);
-  if (k == nullptr) {
-    throw UserError("err_unknown_kernel", "", {},
-                    fmt::format("unknown kernel \"{}\"; known kernels: {}", name, fmt::join(registry.names(), ", ")));
-  }
-  return *k;
 }
 
 /** With --autotune, the kernel's tunable family (refused when it has none); else nullptr. */
@@ -118,7 +108,6 @@ void claim_outputs_and_read_inputs(const RunFlags& s, RunFiles& files) {
     }
     for (const std::string& path : s.inputs) {
       files.arrays.push_back(read_npy(path));
-      files.shapes.push_back(files.arrays.back().shape);
       SigintStopsLaunch::check();
     }
   });
@@ -130,35 +119,23 @@ void claim_outputs_and_read_inputs(const RunFlags& s, RunFiles& files) {
  */
 BoundLaunch choose_launch(const RunFlags& s, const RegisteredKernel& k, const TunableKernel* tunable,
                           const CheckedFlags& flags, const RunFiles& files, std::ostream& err) {
+  std::vector<Shape> shapes;
+  for (const NpyArray& x : files.arrays) shapes.push_back(x.shape);
   std::optional<BoundLaunch> tuned;
   if (tunable) {
     std::vector<TensorSpec> specs;
-    for (const NpyArray& x : files.arrays) specs.push_back({x.shape, is_integer(x.dtype) ? x.dtype : flags.dtype});
+    for (const NpyArray& x : files.arrays) specs.push_back({x.shape, argument_dtype(x, flags.dtype)});
     autotune::TunedLaunch t = autotune::tuned_launch(*tunable, specs, s.target);
     if (!t.autotuned) err << fmt::format("nki run: {}: no autotuned configuration ({}); using {}\n", k.name, t.miss, t.config.str());
     tuned = t.launch;
   }
-  const GridSpec expected = tuned ? tuned->grid() : k.default_grid(files.shapes);  // validates the shapes
+  const GridSpec expected = tuned ? tuned->grid() : k.default_grid(shapes);  // validates the shapes
   GridSpec grid = expected;
   if (flags.grid) {
     grid = *flags.grid;
-    check_grid_fits(k, grid, expected, files.shapes);
+    check_grid_fits(k, grid, expected, shapes);
   }
   return (tuned ? tuned->kernel() : k.kernel).launch(grid);
-}
-
-/** The inputs on `device`: an integer or bool file keeps its dtype and exact values; a float file is converted to --dtype. */
-std::vector<Tensor> input_tensors(const RunFiles& files, DType dtype, const sim::Device& device) {
-  std::vector<Tensor> args;
-  for (std::size_t i = 0; i < files.arrays.size(); ++i) {
-    const NpyArray& a = files.arrays[i];
-    if (is_integer(a.dtype)) {
-      args.push_back(Tensor::from_values(device, files.shapes[i], a.dtype, a.values));
-    } else {
-      args.push_back(Tensor::from_floats(files.shapes[i], dtype, a.data, device));
-    }
-  }
-  return args;
 }
 
 /**
@@ -220,7 +197,7 @@ int RunCommand::run(std::ostream& out, std::ostream& err) const {
   const RunFlags& s = s_->flags;
   const KernelRegistry& registry = *s_->registry;
   const SigintStopsLaunch sigint;
-  const RegisteredKernel& k = find_kernel(registry, s.kernel);
+  const RegisteredKernel& k = registry.at(s.kernel);
   const TunableKernel* tunable = find_tunable(registry, k, s.autotune);
   const CheckedFlags flags = check_flags(s, k);  // the flags first (cheap), then the files
   RunFiles files;
@@ -228,7 +205,8 @@ int RunCommand::run(std::ostream& out, std::ostream& err) const {
   BoundLaunch launch = choose_launch(s, k, tunable, flags, files, err);
 
   sim::Device device(s.target, 2);
-  const std::vector<Tensor> args = input_tensors(files, flags.dtype, device);
+  std::vector<Tensor> args;
+  for (const NpyArray& a : files.arrays) args.push_back(argument_tensor(a, flags.dtype, device));
   files.arrays.clear();
 
   SigintStopsLaunch::check();

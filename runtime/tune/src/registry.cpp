@@ -22,6 +22,12 @@ const RegisteredKernel* KernelRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
+const RegisteredKernel& KernelRegistry::at(const std::string& name) const {
+  if (const RegisteredKernel* k = find(name)) return *k;
+  throw UserError("err_unknown_kernel", "", {},
+                  fmt::format("unknown kernel \"{}\"; known kernels: {}", name, fmt::join(names(), ", ")));
+}
+
 std::vector<const RegisteredKernel*> KernelRegistry::all() const {
   std::vector<const RegisteredKernel*> out;
   for (const RegisteredKernel& k : kernels_) out.push_back(&k);

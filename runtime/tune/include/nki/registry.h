@@ -25,6 +25,8 @@ class KernelRegistry {
   void add(RegisteredKernel k);
   /** nullptr when no kernel has that name. */
   const RegisteredKernel* find(const std::string& name) const;
+  /** The kernel of that name; throws nki::UserError (err_unknown_kernel) listing the known ones when there is none. */
+  const RegisteredKernel& at(const std::string& name) const;
   /** All kernels, sorted by name. */
   std::vector<const RegisteredKernel*> all() const;
   std::vector<std::string> names() const;
