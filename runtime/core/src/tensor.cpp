@@ -9,6 +9,19 @@
 
 namespace nki {
 
+namespace {
+
+/** from_floats and from_values take one value per element. */
+void check_value_count(std::size_t given, const Tensor& t) {
+  if (static_cast<std::int64_t>(given) != t.elements()) {
+    throw UserError("err_invalid_shape", "", {},
+                    fmt::format("{} values given for a tensor of shape {} ({} elements)", given, shape_str(t.shape()),
+                                t.elements()));
+  }
+}
+
+}  // namespace
+
 Tensor::Tensor(Shape shape, DType dtype, const sim::Device& device)
     : shape_(std::move(shape)), dtype_(dtype), device_(device) {
   for (std::int64_t d : shape_) {
@@ -28,11 +41,7 @@ Tensor::Tensor(Shape shape, DType dtype, const sim::Device& device)
 
 Tensor Tensor::from_floats(Shape shape, DType dtype, std::span<const float> values, const sim::Device& device) {
   Tensor t(std::move(shape), dtype, device);
-  if (static_cast<std::int64_t>(values.size()) != t.elements()) {
-    throw UserError("err_invalid_shape", "", {},
-                    fmt::format("{} values given for a tensor of shape {} ({} elements)", values.size(),
-                                shape_str(t.shape()), t.elements()));
-  }
+  check_value_count(values.size(), t);
   const int eb = dtype_bytes(dtype);
   for (std::size_t i = 0; i < values.size(); ++i) store_element(t.data() + i * eb, dtype, load_element(&values[i], DType::fp32));
   return t;
@@ -40,11 +49,7 @@ Tensor Tensor::from_floats(Shape shape, DType dtype, std::span<const float> valu
 
 Tensor Tensor::from_values(const sim::Device& device, Shape shape, DType dtype, std::span<const double> values) {
   Tensor t(std::move(shape), dtype, device);
-  if (static_cast<std::int64_t>(values.size()) != t.elements()) {
-    throw UserError("err_invalid_shape", "", {},
-                    fmt::format("{} values given for a tensor of shape {} ({} elements)", values.size(),
-                                shape_str(t.shape()), t.elements()));
-  }
+  check_value_count(values.size(), t);
   const int eb = dtype_bytes(dtype);
   for (std::size_t i = 0; i < values.size(); ++i) store_element(t.data() + i * eb, dtype, values[i]);
   return t;
