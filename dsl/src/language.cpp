@@ -314,6 +314,10 @@ tensor ones_like(const like_source& like, buffer buf, source_location loc) {
   const like_info l = like_of(like, "ones_like", loc);
   return allocate(l.shape, l.dtype, buf, "", 1.0, "ones_like", loc);
 }
+tensor empty_like(const like_source& like, buffer buf, source_location loc) {
+  const like_info l = like_of(like, "empty_like", loc);
+  return allocate(l.shape, l.dtype, buf, "", std::nullopt, "empty_like", loc);
+}
 tensor full_like(const like_source& like, double value, buffer buf, source_location loc) {
   const like_info l = like_of(like, "full_like", loc);
   return allocate(l.shape, l.dtype, buf, "", value, "full_like", loc);
@@ -321,14 +325,34 @@ tensor full_like(const like_source& like, double value, buffer buf, source_locat
 
 // ---- loops ----
 
-loop_range::loop_range(ir::LoopKind kind, std::int64_t trip, source_location loc) : var_(0) {
-  Trace& t = Trace::current(ir::loop_kind_name(kind), loc);
+std::int64_t range_trip_count(const char* op, std::int64_t start, std::int64_t stop, std::int64_t step,
+                              source_location loc) {
+  if (step == 0) {
+    Trace::current(op, loc).fail("err_invalid_loop_range", here(loc),
+                                 fmt::format("nl::{}({}, {}, {}): the step must not be 0", op, start, stop, step));
+  }
+  // Python's len(range(start, stop, step)), without overflow for any int64 operands.
+  const auto span = step > 0 ? static_cast<__int128>(stop) - start : static_cast<__int128>(start) - stop;
+  const auto mag = step > 0 ? static_cast<__int128>(step) : -static_cast<__int128>(step);
+  return span <= 0 ? 0 : static_cast<std::int64_t>((span + mag - 1) / mag);
+}
+
+loop_range::loop_range(ir::LoopKind kind, std::int64_t start, std::int64_t stop, std::int64_t step,
+                       source_location loc)
+    : var_(0) {
+  const char* op = ir::loop_kind_name(kind);
+  Trace& t = Trace::current(op, loc);
+  const std::int64_t trip = range_trip_count(op, start, stop, step, loc);
   if (trip <= 0) {
     t.fail("err_invalid_loop_range", here(loc),
-           fmt::format("nl::{}({}): the trip count must be positive", ir::loop_kind_name(kind), trip));
+           start == 0 && step == 1
+               ? fmt::format("nl::{}({}): the trip count must be positive", op, stop)
+               : fmt::format("nl::{}({}, {}, {}): the range is empty; a traced loop needs at least one iteration", op,
+                             start, stop, step));
   }
   loop_ = t.open_loop(kind, trip, here(loc));
-  var_ = index(ir::IndexExpr::symbol({ir::Sym::Kind::loop, loop_}), here(loc));
+  const index i(ir::IndexExpr::symbol({ir::Sym::Kind::loop, loop_}), here(loc));
+  var_ = start == 0 && step == 1 ? i : index(((i * step) + index(start)).expr(), here(loc));
   trace_ = &t;
 }
 
@@ -784,6 +808,17 @@ tile operator+(const operand& a, const operand& b) { return binary(ir::BinaryKin
 tile operator-(const operand& a, const operand& b) { return binary(ir::BinaryKind::subtract, a, b, {}, a.loc); }
 tile operator*(const operand& a, const operand& b) { return binary(ir::BinaryKind::multiply, a, b, {}, a.loc); }
 tile operator/(const operand& a, const operand& b) { return binary(ir::BinaryKind::divide, a, b, {}, a.loc); }
+
+tile shared_identity_matrix(std::int64_t n, DType dtype, source_location loc) {
+  Trace& t = Trace::current("shared_identity_matrix", loc);
+  if (n <= 0 || n > tile_limits::pmax) {
+    t.fail("err_num_partition_exceed_arch_limit", here(loc),
+           fmt::format("nl::shared_identity_matrix({}): n must be in 1..{} (the partitions of an SBUF tile)", n,
+                       tile_limits::pmax));
+  }
+  const mgrid_pair g = mgrid(n, n, loc);
+  return equal(isa::iota(g.p - g.x, DType::int32, {}, loc), 0, {.dtype = dtype}, loc);
+}
 
 tile where(const operand& cond, const operand& x, const operand& y, const op_options& o, source_location sl) {
   Trace& t = Trace::current("where", sl);

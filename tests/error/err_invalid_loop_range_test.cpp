@@ -38,3 +38,29 @@ TEST_CASE("err_invalid_loop_range - sequential_range of a negative count") {
                     "must be positive",
                     kFile, line));
 }
+
+TEST_CASE("err_invalid_loop_range - a start, stop and step that give no value, and a step of 0") {
+  static int line = 0;
+  const nki::Kernel empty = nki::jit("empty_stepped", [](nl::tensor a) {
+    auto out = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm);
+    line = __LINE__ + 1;
+    for (auto i : nl::affine_range(4, 0, 2)) nl::store(out[nl::ds(i * 128, 128), nl::_], nl::load(a.all()));
+    return out;
+  });
+  auto a = input();
+  const std::string empty_msg = test::user_error_of([&] { empty(a); });
+  CHECK(empty_msg ==
+        fmt::format("empty_stepped ({}:{}): err_invalid_loop_range: nl::affine_range(4, 0, 2): the range is empty; a "
+                    "traced loop needs at least one iteration",
+                    kFile, line));
+  const nki::Kernel zero_step = nki::jit("zero_step", [](nl::tensor a) {
+    auto out = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm);
+    line = __LINE__ + 1;
+    for (std::int64_t i : nl::static_range(0, 4, 0)) nl::store(out[nl::ds(i * 128, 128), nl::_], nl::load(a.all()));
+    return out;
+  });
+  const std::string zero_step_msg = test::user_error_of([&] { zero_step(a); });
+  CHECK(zero_step_msg ==
+        fmt::format("zero_step ({}:{}): err_invalid_loop_range: nl::static_range(0, 4, 0): the step must not be 0",
+                    kFile, line));
+}

@@ -229,3 +229,30 @@ TEST_CASE("loop variables of two loops and a program id combine in one affine in
   }
   lt::check_both(k, lt::grid1(2), {a}, want, "loop_index_math");
 }
+
+TEST_CASE("affine_range, sequential_range and static_range with start, stop and step walk Python's range") {
+  // Row tiles of a [6 * 128, F] input, written in program order: range(1, 6, 2) = 1, 3, 5 with x * 2, then
+  // range(4, -1, -2) = 4, 2, 0 with x * 3, then the static range(5, 1, -3) = 5, 2 with x * 5.
+  const nki::Kernel k = nki::jit("stepped_ranges", [](nl::tensor a) {
+    auto out = nl::zeros(a.shape(), a.dtype(), nl::shared_hbm, "out");
+    auto ip = nl::arange(128)[nl::_, nl::newaxis];
+    auto jf = nl::arange(a.shape()[1])[nl::newaxis, nl::_];
+    for (auto t : nl::affine_range(1, 6, 2)) nl::store(out[t * 128 + ip, jf], nl::load(a[t * 128 + ip, jf]) * 2.0f);
+    for (auto t : nl::sequential_range(4, -1, -2))
+      nl::store(out[t * 128 + ip, jf], nl::load(a[t * 128 + ip, jf]) * 3.0f);
+    for (std::int64_t t : nl::static_range(5, 1, -3))
+      nl::store(out[t * 128 + ip, jf], nl::load(a[t * 128 + ip, jf]) * 5.0f);
+    return out;
+  });
+  const std::int64_t f = 16;
+  auto a = lt::make({6 * 128, f}, DType::fp32, test::random_floats(6 * 128 * f, 7));
+  const auto av = a.to_floats();
+  const float factor[6] = {3.0f, 2.0f, 5.0f, 2.0f, 3.0f, 5.0f};
+  std::vector<double> want(av.size());
+  for (std::size_t x = 0; x < av.size(); ++x) want[x] = av[x] * factor[x / (128 * f)];
+  lt::check_both(k, lt::no_grid(), {a}, want, "stepped_ranges");
+  std::vector<std::int64_t> visited;
+  for (std::int64_t i : nl::static_range(2, 9, 3)) visited.push_back(i);
+  CHECK(visited == std::vector<std::int64_t>{2, 5, 8});
+  CHECK(std::ranges::distance(nl::static_range(-3)) == 0);
+}

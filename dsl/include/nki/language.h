@@ -1,6 +1,7 @@
 /** \file nki::language (nl): the tile language kernels are written in. */
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -49,7 +50,26 @@ inline constexpr std::int64_t pmax = tile_limits::pmax;
 inline constexpr std::int64_t psum_fmax = tile_limits::psum_fmax;
 inline constexpr std::int64_t gemm_stationary_fmax = tile_limits::gemm_stationary_fmax;
 inline constexpr std::int64_t gemm_moving_fmax = tile_limits::gemm_moving_fmax;
+inline constexpr std::int64_t psum_bank_fmax = tile_limits::psum_fmax;                ///< fp32 elements per bank
+inline constexpr std::int64_t psum_bank_fmax_bytes = tile_limits::psum_fmax * 4;      ///< 2 KiB per bank
+inline constexpr std::int64_t psum_num_banks = tile_limits::psum_partition_bytes / psum_bank_fmax_bytes;
+inline constexpr std::int64_t bn_stats_fmax = tile_limits::bn_stats_fmax;
+inline constexpr std::int64_t sbuf_fmax_bytes = tile_limits::sbuf_partition_bytes;    ///< per partition
+inline constexpr std::int64_t sbuf_fmax = tile_limits::sbuf_partition_bytes / 4;      ///< fp32 elements per partition
+inline constexpr std::int64_t sbuf_size_bytes = tile_limits::sbuf_partition_bytes * tile_limits::pmax;
+/** Deprecated in NKI for its misleading name: the usable SBUF bytes of one partition. */
+inline constexpr std::int64_t total_available_sbuf_size = tile_limits::sbuf_partition_bytes;
 }  // namespace tile_size
+
+/** nl.is_hbm / is_on_chip / is_psum / is_sbuf: what kind of memory a buffer (or a tensor's memory) is. */
+constexpr bool is_hbm(buffer b) { return b == buffer::shared_hbm || b == buffer::private_hbm; }
+constexpr bool is_psum(buffer b) { return b == buffer::psum; }
+constexpr bool is_sbuf(buffer b) { return b == buffer::sbuf; }
+constexpr bool is_on_chip(buffer b) { return is_psum(b) || is_sbuf(b); }
+inline bool is_hbm(ir::Memory m) { return ir::is_hbm(m); }
+inline bool is_psum(ir::Memory m) { return m == ir::Memory::psum; }
+inline bool is_sbuf(ir::Memory m) { return m == ir::Memory::sbuf; }
+inline bool is_on_chip(ir::Memory m) { return is_psum(m) || is_sbuf(m); }
 
 // ---- index expressions ----
 
@@ -307,6 +327,13 @@ tensor zeros_like(const like_source& like, buffer buf = sbuf, source_location lo
 tensor ones_like(const like_source& like, buffer buf = sbuf, source_location loc = source_location::current());
 tensor full_like(const like_source& like, double value, buffer buf = sbuf,
                  source_location loc = source_location::current());
+/** nl.empty_like: an uninitialized tensor of the shape and dtype of `like` (ndarray_like under NKI's newer name). */
+tensor empty_like(const like_source& like, buffer buf = sbuf, source_location loc = source_location::current());
+/**
+ * nl.shared_identity_matrix(n, dtype): the [n, n] identity as an SBUF tile (uint8 unless told),
+ * built on chip as NKI's compiler does from an iota of p - f compared with 0.
+ */
+tile shared_identity_matrix(std::int64_t n, DType dtype = DType::uint8, source_location loc = source_location::current());
 
 // ---- loops ----
 
@@ -317,7 +344,8 @@ tensor full_like(const like_source& like, double value, buffer buf = sbuf,
  */
 class loop_range {
  public:
-  loop_range(ir::LoopKind kind, std::int64_t trip, source_location loc);
+  /** Python's range(start, stop, step): the variable takes start, start + step, ... short of stop. */
+  loop_range(ir::LoopKind kind, std::int64_t start, std::int64_t stop, std::int64_t step, source_location loc);
   ~loop_range();
   loop_range(const loop_range&) = delete;
   loop_range& operator=(const loop_range&) = delete;
@@ -342,13 +370,32 @@ class loop_range {
   void* trace_ = nullptr;
 };
 inline loop_range affine_range(std::int64_t n, source_location loc = source_location::current()) {
-  return loop_range(ir::LoopKind::affine, n, loc);
+  return loop_range(ir::LoopKind::affine, 0, n, 1, loc);
+}
+/** affine_range(start, stop[, step]): as Python's range; the loop variable is start + step * i. */
+inline loop_range affine_range(std::int64_t start, std::int64_t stop, std::int64_t step = 1,
+                               source_location loc = source_location::current()) {
+  return loop_range(ir::LoopKind::affine, start, stop, step, loc);
 }
 inline loop_range sequential_range(std::int64_t n, source_location loc = source_location::current()) {
-  return loop_range(ir::LoopKind::sequential, n, loc);
+  return loop_range(ir::LoopKind::sequential, 0, n, 1, loc);
 }
+inline loop_range sequential_range(std::int64_t start, std::int64_t stop, std::int64_t step = 1,
+                                   source_location loc = source_location::current()) {
+  return loop_range(ir::LoopKind::sequential, start, stop, step, loc);
+}
+/** The number of values range(start, stop, step) yields; a step of 0 is err_invalid_loop_range. */
+std::int64_t range_trip_count(const char* op, std::int64_t start, std::int64_t stop, std::int64_t step,
+                              source_location loc);
 /** Unrolled at trace time: the body is traced once per iteration with a plain integer. */
-inline auto static_range(std::int64_t n) { return std::views::iota(std::int64_t{0}, n); }
+inline auto static_range(std::int64_t n) { return std::views::iota(std::int64_t{0}, std::max<std::int64_t>(n, 0)); }
+/** static_range(start, stop[, step]): as Python's range, unrolled at trace time. */
+inline auto static_range(std::int64_t start, std::int64_t stop, std::int64_t step = 1,
+                         source_location loc = source_location::current()) {
+  const std::int64_t n = range_trip_count("static_range", start, stop, step, loc);
+  return std::views::iota(std::int64_t{0}, n) |
+         std::views::transform([start, step](std::int64_t i) { return start + step * i; });
+}
 
 // ---- data movement ----
 
