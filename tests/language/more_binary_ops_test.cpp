@@ -1,6 +1,9 @@
 /** \file logical_xor, logical_not, abs_max, abs_min, fmod, mod and prelu against host computations. */
 #include "lang_support.h"
 
+#include "nki/ir/passes.h"
+#include "nki/traced_kernel.h"
+
 namespace nl = nki::language;
 using nki::DType;
 
@@ -140,4 +143,25 @@ TEST_CASE("prelu is x for x > 0 and alpha * x otherwise, alpha a scalar or a [P,
       }
     lt::check_both(k, lt::no_grid(), {a, al}, {w1, w2}, "prelu");
   }
+}
+
+TEST_CASE("the IR text names the new ops (it is the compile cache's key)") {
+  const nki::Kernel k = nki::jit(
+      "printed_ops",
+      [](nl::tensor a, nl::tensor b) {
+        auto out = nl::ndarray(a.shape(), nl::float32, nl::shared_hbm, "out");
+        auto bits = nl::ndarray(b.shape(), nl::int32, nl::shared_hbm, "bits");
+        auto red = nl::ndarray({a.shape()[0], 1}, nl::float32, nl::shared_hbm, "red");
+        auto x = nl::load(a.all());
+        nl::store(out.all(), nl::mod(nl::prelu(nl::mish(x), 0.5), 3.0));
+        nl::store(bits.all(), nl::right_shift(nl::invert(nl::load(b.all())), 1));
+        nl::store(red.all(), nl::var(x, 1));
+        return std::make_tuple(out, bits, red);
+      },
+      {"a", "b"});
+  const auto ir = k.trace({{8, 16}, {8, 16}}, {DType::fp32, DType::int32}, nki::GridSpec{})->ir;
+  const std::string text = nki::ir::print(*ir);
+  CAPTURE(text);
+  for (const char* word : {"= mish %t", "= prelu %t", "= mod %t", "= bitwise_xor %t", "= right_shift %t", "= reduce_var %t"})
+    CHECK(text.find(word) != std::string::npos);
 }
