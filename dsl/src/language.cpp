@@ -544,12 +544,52 @@ void check_partition_limit(Trace& t, const Shape& shape, const SourceLoc& loc) {
   }
 }
 
-tile binary(ir::BinaryKind kind, const operand& a, const operand& b, const op_options& o, source_location sl) {
-  Trace& t = Trace::current(ir::binary_name(kind), sl);
+/** A dtype bitwise ops work on: the fixed-width integers (not bool, not floats). */
+bool is_bit_pattern_type(DType d) { return is_integer(d) && d != DType::boolean; }
+
+/**
+ * Bitwise ops take integer operands only and compute in an integer result type (NKI: the
+ * Vector engine treats the elements as bit patterns; inputs must be integer typed).
+ */
+void check_bitwise_dtypes(Trace& t, const char* name, const operand& a, const operand& b, DType result,
+                          const SourceLoc& loc) {
+  const char* role[] = {"x", "y"};
+  int q = 0;
+  for (const operand* o : {&a, &b}) {
+    const char* r = role[q++];
+    if (o->is_scalar()) {
+      if (o->scalar_is_float) {
+        t.fail("err_unsupported_dtype", loc,
+               fmt::format("nl::{}: operand {} is the float scalar {}; bitwise ops take integers", name, r, o->scalar));
+      }
+      continue;
+    }
+    const DType d = tile_info(t, o->tile_id).dtype;
+    if (!is_bit_pattern_type(d)) {
+      t.fail("err_unsupported_dtype", loc,
+             fmt::format("nl::{}: operand {} is a {} tile; bitwise ops take integer tiles (int8, int16, int32, uint8, "
+                         "uint16, uint32)",
+                         name, r, dtype_name(d)));
+    }
+  }
+  if (!is_bit_pattern_type(result)) {
+    t.fail("err_unsupported_dtype", loc,
+           fmt::format("nl::{}: the result dtype is {}; bitwise ops compute in an integer type (int8, int16, int32, "
+                       "uint8, uint16, uint32)",
+                       name, dtype_name(result)));
+  }
+}
+
+/** `name`: the op the user called, for messages (default: the kind's name). */
+tile binary(ir::BinaryKind kind, const operand& a, const operand& b, const op_options& o, source_location sl,
+            const char* name = nullptr) {
+  if (!name) name = ir::binary_name(kind);
+  Trace& t = Trace::current(name, sl);
   const SourceLoc loc = here(sl);
-  const Shape shape = broadcast_operands(t, {&a, &b}, ir::binary_name(kind), loc);
+  const Shape shape = broadcast_operands(t, {&a, &b}, name, loc);
   const DType dtype = o.dtype.value_or(promoted(t, {&a, &b}));
-  ir::BinaryOp op{-1, kind, to_ir(t, a, loc), to_ir(t, b, loc), checked_mask(t, o.mask, shape, fmt::format("nl::{}", ir::binary_name(kind)).c_str(), loc), loc};
+  if (ir::is_bitwise(kind)) check_bitwise_dtypes(t, name, a, b, dtype, loc);
+  ir::BinaryOp op{-1, kind, to_ir(t, a, loc), to_ir(t, b, loc), checked_mask(t, o.mask, shape, fmt::format("nl::{}", name).c_str(), loc), loc};
   op.result = t.add_tile(shape, dtype);
   t.emit(std::move(op));
   return tile(op.result);
@@ -820,6 +860,20 @@ tile shared_identity_matrix(std::int64_t n, DType dtype, source_location loc) {
   return equal(isa::iota(g.p - g.x, DType::int32, {}, loc), 0, {.dtype = dtype}, loc);
 }
 
+tile invert(const operand& x, const op_options& o, source_location loc) {
+  // XOR with all ones: -1 wraps to every bit set in the result's integer type.
+  return binary(ir::BinaryKind::bitwise_xor, x, operand(-1, loc), o, loc, "invert");
+}
+tile logical_not(const operand& x, const op_options& o, source_location loc) {
+  return binary(ir::BinaryKind::logical_xor, x, operand(1, loc), o, loc, "logical_not");
+}
+tile prelu(const operand& x, const operand& alpha, const op_options& o, source_location loc) {
+  if (x.is_scalar()) {
+    Trace::current("prelu", loc).fail("err_scalar_only_operation", here(loc), "nl::prelu needs a tile x, got a scalar");
+  }
+  return binary(ir::BinaryKind::prelu, x, alpha, o, loc);
+}
+
 tile where(const operand& cond, const operand& x, const operand& y, const op_options& o, source_location sl) {
   Trace& t = Trace::current("where", sl);
   const SourceLoc loc = here(sl);
@@ -848,6 +902,17 @@ tile min(const operand& x, const axes& a, const reduce_options& o, source_locati
 }
 tile mean(const operand& x, const axes& a, const reduce_options& o, source_location loc) {
   return reduce(ir::ReduceKind::mean, x, a, o.dtype, o.mask, o.keepdims, loc);
+}
+
+tile prod(const operand& x, const axes& a, const reduce_options& o, source_location loc) {
+  return reduce(ir::ReduceKind::prod, x, a, o.dtype, o.mask, o.keepdims, loc);
+}
+tile var(const operand& x, const axes& a, const reduce_options& o, source_location loc) {
+  // NKI ignores keepdims here: the result always keeps the reduced axes.
+  return reduce(ir::ReduceKind::var, x, a, o.dtype, o.mask, true, loc);
+}
+tile all(const operand& x, const axes& a, const reduce_options& o, source_location loc) {
+  return reduce(ir::ReduceKind::all, x, a, o.dtype, o.mask, o.keepdims, loc);
 }
 
 // ---- matmul and transpose ----

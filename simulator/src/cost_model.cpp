@@ -138,6 +138,10 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
   if (const auto* b = std::get_if<ir::BinaryOp>(&op)) {
     const Shape& s = tile(b->result).shape;
     int inputs = (b->lhs.is_scalar() ? 0 : 1) + (b->rhs.is_scalar() ? 0 : 1);
+    if (b->kind == ir::BinaryKind::prelu) {  // an activation function (nl.prelu): the Scalar engine's
+      compute(in, t, Engine::scalar, scalar_cycles(free_size(s)), fmt::format("activation prelu {}", shape_str(s)));
+      return true;
+    }
     const bool add_mul = b->kind == ir::BinaryKind::add || b->kind == ir::BinaryKind::multiply;
     if (inputs == 2 && add_mul && sbuf_tile(b->lhs) && sbuf_tile(b->rhs) && tile(b->lhs.tile).dtype == DType::bf16 &&
         tile(b->rhs.tile).dtype == DType::bf16)
@@ -163,7 +167,9 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
   }
   if (const auto* r = std::get_if<ir::ReduceOp>(&op)) {
     const Shape& sh = tile(r->data).shape;
-    compute(in, t, Engine::vector, vector_cycles(free_size(sh), 1),
+    // var walks the data twice (the mean, then the squared deviations from it).
+    const int passes = r->kind == ir::ReduceKind::var ? 2 : 1;
+    compute(in, t, Engine::vector, passes * vector_cycles(free_size(sh), 1),
             fmt::format("tensor_reduce {} {}", ir::reduce_name(r->kind), shape_str(sh)));
     return true;
   }

@@ -444,6 +444,25 @@ inline constexpr binary_fn less{ir::BinaryKind::less};
 inline constexpr binary_fn less_equal{ir::BinaryKind::less_equal};
 inline constexpr binary_fn logical_and{ir::BinaryKind::logical_and};
 inline constexpr binary_fn logical_or{ir::BinaryKind::logical_or};
+inline constexpr binary_fn logical_xor{ir::BinaryKind::logical_xor};
+/** Bitwise ops: integer tiles and integer scalars only, computed in the result dtype (an integer type). */
+inline constexpr binary_fn bitwise_and{ir::BinaryKind::bitwise_and};
+inline constexpr binary_fn bitwise_or{ir::BinaryKind::bitwise_or};
+inline constexpr binary_fn bitwise_xor{ir::BinaryKind::bitwise_xor};
+inline constexpr binary_fn left_shift{ir::BinaryKind::left_shift};
+inline constexpr binary_fn right_shift{ir::BinaryKind::right_shift};
+inline constexpr binary_fn abs_max{ir::BinaryKind::abs_max};
+inline constexpr binary_fn abs_min{ir::BinaryKind::abs_min};
+inline constexpr binary_fn fmod{ir::BinaryKind::fmod};
+inline constexpr binary_fn mod{ir::BinaryKind::mod};
+
+/** nl.invert: bitwise NOT of an integer tile (XOR with all ones of the result dtype). */
+tile invert(const operand& x, const op_options& o = {}, source_location loc = source_location::current());
+/** nl.logical_not: XOR of the truth value with 1, so 1 where x is 0 and 0 elsewhere (NaN is true). */
+tile logical_not(const operand& x, const op_options& o = {}, source_location loc = source_location::current());
+/** nl.prelu: x > 0 ? x : alpha * x, alpha a scalar or a tile; on the Scalar engine as an activation. */
+tile prelu(const operand& x, const operand& alpha, const op_options& o = {},
+           source_location loc = source_location::current());
 
 /** A unary activation (nl.exp, ...): callable, and usable as isa::activation's op. */
 struct unary_fn {
@@ -462,6 +481,24 @@ inline constexpr unary_fn reciprocal{ir::ActKind::reciprocal};
 inline constexpr unary_fn abs{ir::ActKind::abs};
 inline constexpr unary_fn negative{ir::ActKind::negative};
 inline constexpr unary_fn square{ir::ActKind::square};
+inline constexpr unary_fn sin{ir::ActKind::sin};
+inline constexpr unary_fn cos{ir::ActKind::cos};
+inline constexpr unary_fn tan{ir::ActKind::tan};
+inline constexpr unary_fn arctan{ir::ActKind::arctan};
+inline constexpr unary_fn floor{ir::ActKind::floor};
+inline constexpr unary_fn ceil{ir::ActKind::ceil};
+inline constexpr unary_fn trunc{ir::ActKind::trunc};
+inline constexpr unary_fn sign{ir::ActKind::sign};
+inline constexpr unary_fn erf{ir::ActKind::erf};
+inline constexpr unary_fn erf_dx{ir::ActKind::erf_dx};
+inline constexpr unary_fn silu{ir::ActKind::silu};
+inline constexpr unary_fn silu_dx{ir::ActKind::silu_dx};
+inline constexpr unary_fn gelu_dx{ir::ActKind::gelu_dx};
+inline constexpr unary_fn gelu_apprx_tanh{ir::ActKind::gelu_apprx_tanh};
+inline constexpr unary_fn gelu_apprx_sigmoid{ir::ActKind::gelu_apprx_sigmoid};
+inline constexpr unary_fn gelu_apprx_sigmoid_dx{ir::ActKind::gelu_apprx_sigmoid_dx};
+inline constexpr unary_fn mish{ir::ActKind::mish};
+inline constexpr unary_fn softplus{ir::ActKind::softplus};
 
 tile operator+(const operand& a, const operand& b);
 tile operator-(const operand& a, const operand& b);
@@ -490,6 +527,29 @@ tile max(const operand& x, const axes& a, const reduce_options& o = {}, source_l
 tile min(const operand& x, const axes& a, const reduce_options& o = {}, source_location loc = source_location::current());
 tile mean(const operand& x, const axes& a, const reduce_options& o = {},
           source_location loc = source_location::current());
+tile prod(const operand& x, const axes& a, const reduce_options& o = {},
+          source_location loc = source_location::current());
+/** numpy's var (mean of squared deviations from the mean); as NKI, the result keeps the reduced axes (size 1). */
+tile var(const operand& x, const axes& a, const reduce_options& o = {}, source_location loc = source_location::current());
+/** 1 where every element along the axes is non-zero (NaN counts as non-zero), else 0. */
+tile all(const operand& x, const axes& a, const reduce_options& o = {}, source_location loc = source_location::current());
+
+// ---- composites (traced as the ops above; docs/reference.md lists the sequence) ----
+
+struct softmax_options {
+  std::optional<DType> dtype;  ///< of the result (default: x's); the steps run in fp32
+};
+/** exp(x - max(x)) / sum(exp(x - max(x))) along `a` (default: the last axis); the max is subtracted for range. */
+tile softmax(const operand& x, const axes& a = -1, const softmax_options& o = {},
+             source_location loc = source_location::current());
+struct rms_norm_options {
+  double epsilon = 1e-6;
+  std::optional<DType> dtype;          ///< of the result (default: x's)
+  std::optional<DType> compute_dtype;  ///< of the intermediate tiles (default: fp32)
+};
+/** x / sqrt(sum(x * x, axis) / n + epsilon) * w; w broadcasts along free dims like a binary operand. */
+tile rms_norm(const operand& x, const operand& w, const axes& a, std::int64_t n, const rms_norm_options& o = {},
+              source_location loc = source_location::current());
 
 // ---- matmul and transpose ----
 

@@ -2,6 +2,7 @@
 #include "nki/ir/kernel_ir.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace nki::ir {
@@ -34,8 +35,24 @@ const char* binary_name(BinaryKind k) {
     case BinaryKind::less_equal: return "less_equal";
     case BinaryKind::logical_and: return "logical_and";
     case BinaryKind::logical_or: return "logical_or";
+    case BinaryKind::logical_xor: return "logical_xor";
+    case BinaryKind::bitwise_and: return "bitwise_and";
+    case BinaryKind::bitwise_or: return "bitwise_or";
+    case BinaryKind::bitwise_xor: return "bitwise_xor";
+    case BinaryKind::left_shift: return "left_shift";
+    case BinaryKind::right_shift: return "right_shift";
+    case BinaryKind::abs_max: return "abs_max";
+    case BinaryKind::abs_min: return "abs_min";
+    case BinaryKind::fmod: return "fmod";
+    case BinaryKind::mod: return "mod";
+    case BinaryKind::prelu: return "prelu";
   }
   return "?";
+}
+
+bool is_bitwise(BinaryKind k) {
+  return k == BinaryKind::bitwise_and || k == BinaryKind::bitwise_or || k == BinaryKind::bitwise_xor ||
+         k == BinaryKind::left_shift || k == BinaryKind::right_shift;
 }
 
 const char* act_name(ActKind k) {
@@ -53,6 +70,24 @@ const char* act_name(ActKind k) {
     case ActKind::abs: return "abs";
     case ActKind::negative: return "negative";
     case ActKind::square: return "square";
+    case ActKind::sin: return "sin";
+    case ActKind::cos: return "cos";
+    case ActKind::tan: return "tan";
+    case ActKind::arctan: return "arctan";
+    case ActKind::floor: return "floor";
+    case ActKind::ceil: return "ceil";
+    case ActKind::trunc: return "trunc";
+    case ActKind::sign: return "sign";
+    case ActKind::erf: return "erf";
+    case ActKind::erf_dx: return "erf_dx";
+    case ActKind::silu: return "silu";
+    case ActKind::silu_dx: return "silu_dx";
+    case ActKind::gelu_dx: return "gelu_dx";
+    case ActKind::gelu_apprx_tanh: return "gelu_apprx_tanh";
+    case ActKind::gelu_apprx_sigmoid: return "gelu_apprx_sigmoid";
+    case ActKind::gelu_apprx_sigmoid_dx: return "gelu_apprx_sigmoid_dx";
+    case ActKind::mish: return "mish";
+    case ActKind::softplus: return "softplus";
   }
   return "?";
 }
@@ -63,6 +98,9 @@ const char* reduce_name(ReduceKind k) {
     case ReduceKind::max: return "max";
     case ReduceKind::min: return "min";
     case ReduceKind::mean: return "mean";
+    case ReduceKind::prod: return "prod";
+    case ReduceKind::var: return "var";
+    case ReduceKind::all: return "all";
   }
   return "?";
 }
@@ -71,6 +109,9 @@ const char* loop_kind_name(LoopKind k) { return k == LoopKind::affine ? "affine_
 
 namespace {
 float canonical(float r) { return std::isnan(r) ? std::numeric_limits<float>::quiet_NaN() : r; }
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+/** log(1 + e^x) without overflow: x + log1p(e^-x) for x > 0. */
+float softplus(float x) { return x > 0.0f ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
 
 float apply_binary_raw(BinaryKind k, float a, float b) {
   switch (k) {
@@ -90,10 +131,62 @@ float apply_binary_raw(BinaryKind k, float a, float b) {
     case BinaryKind::less_equal: return a <= b ? 1.0f : 0.0f;
     case BinaryKind::logical_and: return (a != 0.0f && b != 0.0f) ? 1.0f : 0.0f;
     case BinaryKind::logical_or: return (a != 0.0f || b != 0.0f) ? 1.0f : 0.0f;
+    case BinaryKind::logical_xor: return ((a != 0.0f) != (b != 0.0f)) ? 1.0f : 0.0f;
+    case BinaryKind::bitwise_and:
+    case BinaryKind::bitwise_or:
+    case BinaryKind::bitwise_xor:
+    case BinaryKind::left_shift:
+    case BinaryKind::right_shift: return static_cast<float>(apply_bitwise(k, DType::int32, a, b));
+    // A NaN operand gives NaN (as maximum does); otherwise the larger (smaller) magnitude, rhs on a tie.
+    case BinaryKind::abs_max: return std::isnan(a) || std::isnan(b) ? a + b : (std::fabs(a) > std::fabs(b) ? a : b);
+    case BinaryKind::abs_min: return std::isnan(a) || std::isnan(b) ? a + b : (std::fabs(a) < std::fabs(b) ? a : b);
+    case BinaryKind::fmod: return std::fmod(a, b);
+    case BinaryKind::mod: {
+      // numpy's float remainder: fmod, moved into rhs's sign; a zero remainder takes rhs's sign.
+      float r = std::fmod(a, b);
+      if (b == 0.0f) return r;
+      if (r != 0.0f) {
+        if ((b < 0.0f) != (r < 0.0f)) r += b;
+      } else {
+        r = std::copysign(0.0f, b);
+      }
+      return r;
+    }
+    case BinaryKind::prelu: return a > 0.0f ? a : a * b;
   }
   return 0.0f;
 }
+
+/** `v` (an integer value) wrapped into the two's complement range of the integer type `t`. */
+std::int64_t wrap(std::int64_t v, DType t) {
+  const int bits = dtype_bytes(t) * 8;
+  const std::uint64_t mask = bits >= 64 ? ~0ULL : (1ULL << bits) - 1;
+  const std::uint64_t u = static_cast<std::uint64_t>(v) & mask;
+  if (!is_signed_integer(t) || bits >= 64) return static_cast<std::int64_t>(u);
+  const std::uint64_t sign = 1ULL << (bits - 1);
+  return static_cast<std::int64_t>(u ^ sign) - static_cast<std::int64_t>(sign);
+}
 }  // namespace
+
+double apply_bitwise(BinaryKind k, DType t, double a, double b) {
+  // Operands are integers (the language refuses float ones); a NaN or fraction cannot reach here.
+  const std::int64_t x = wrap(static_cast<std::int64_t>(a), t);
+  const std::int64_t y = wrap(static_cast<std::int64_t>(b), t);
+  const std::int64_t bits = dtype_bytes(t) * 8;
+  std::int64_t r = 0;
+  switch (k) {
+    case BinaryKind::bitwise_and: r = x & y; break;
+    case BinaryKind::bitwise_or: r = x | y; break;
+    case BinaryKind::bitwise_xor: r = x ^ y; break;
+    // numpy: a count outside [0, bits) shifts every bit out.
+    case BinaryKind::left_shift:
+      r = (y >= 0 && y < bits) ? static_cast<std::int64_t>(static_cast<std::uint64_t>(x) << y) : 0;
+      break;
+    case BinaryKind::right_shift: r = (y >= 0 && y < bits) ? x >> y : (x < 0 ? -1 : 0); break;
+    default: return 0.0;
+  }
+  return static_cast<double>(wrap(r, t));
+}
 
 float apply_binary(BinaryKind k, float a, float b) {
   // IEEE leaves the payload of a NaN result open (and compilers may swap commutative operands):
@@ -120,6 +213,39 @@ float apply_activation(ActKind k, float x) {
     case ActKind::abs: return canonical(std::fabs(x));
     case ActKind::negative: return canonical(-x);
     case ActKind::square: return canonical(x * x);
+    case ActKind::sin: return canonical(std::sin(x));
+    case ActKind::cos: return canonical(std::cos(x));
+    case ActKind::tan: return canonical(std::tan(x));
+    case ActKind::arctan: return canonical(std::atan(x));
+    case ActKind::floor: return canonical(std::floor(x));
+    case ActKind::ceil: return canonical(std::ceil(x));
+    case ActKind::trunc: return canonical(std::trunc(x));
+    // numpy.sign: -1, +0 (for both zeros), 1; NaN stays NaN.
+    case ActKind::sign: return canonical(x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x == 0.0f ? 0.0f : x);
+    case ActKind::erf: return canonical(std::erf(x));
+    case ActKind::erf_dx: return canonical(1.12837916709551257f * std::exp(-(x * x)));  // 2 / sqrt(pi) * e^(-x^2)
+    case ActKind::silu: return canonical(x * sigmoid(x));
+    case ActKind::silu_dx: {
+      const float s = sigmoid(x);
+      return canonical(s * (1.0f + x * (1.0f - s)));
+    }
+    case ActKind::gelu_dx: {
+      // Phi(x) + x * phi(x): the normal CDF plus x times its density e^(-x^2/2) / sqrt(2 pi).
+      const float cdf = 0.5f * (1.0f + std::erf(x * 0.70710678118654752f));
+      const float pdf = 0.398942280401432678f * std::exp(-0.5f * (x * x));
+      return canonical(cdf + x * pdf);
+    }
+    case ActKind::gelu_apprx_tanh: {
+      const float inner = 0.797884560802865355f * (x + 0.044715f * (x * x * x));  // sqrt(2 / pi) (x + 0.044715 x^3)
+      return canonical(0.5f * x * (1.0f + std::tanh(inner)));
+    }
+    case ActKind::gelu_apprx_sigmoid: return canonical(x * sigmoid(1.702f * x));
+    case ActKind::gelu_apprx_sigmoid_dx: {
+      const float s = sigmoid(1.702f * x);
+      return canonical(s + 1.702f * x * (s * (1.0f - s)));
+    }
+    case ActKind::mish: return canonical(x * std::tanh(softplus(x)));
+    case ActKind::softplus: return canonical(softplus(x));
   }
   return x;
 }

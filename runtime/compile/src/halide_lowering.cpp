@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <climits>
+#include <functional>
 #include <mutex>
 #include <sstream>
 
@@ -195,8 +196,10 @@ Expr binary_raw(ir::BinaryKind k, Expr a, Expr b) {
     case ir::BinaryKind::less_equal: return select(a <= b && !is_nan(a) && !is_nan(b), one, zero);
     case ir::BinaryKind::logical_and: return select((a != zero || is_nan(a)) && (b != zero || is_nan(b)), one, zero);
     case ir::BinaryKind::logical_or: return select((a != zero || is_nan(a)) || (b != zero || is_nan(b)), one, zero);
+    case ir::BinaryKind::logical_xor: return select((a != zero || is_nan(a)) != (b != zero || is_nan(b)), one, zero);
+    // The rest call ir::apply_binary (bitwise kinds never reach here: see value_of(BinaryOp)).
+    default: return call_extern(Halide::Float(32), "nki_binary", {Expr(static_cast<int32_t>(k)), a, b});
   }
-  return a;
 }
 
 /** As ir::apply_binary: a NaN result is the canonical quiet NaN, whatever the operands' payloads. */
@@ -399,6 +402,12 @@ class Lowerer {
     return activation(o.kind, x);
   }
   Expr value_of(const ir::BinaryOp& o, const std::vector<Expr>& c) {
+    if (ir::is_bitwise(o.kind)) {  // integer bit patterns in the result's type: exact values as fp64
+      const DType dt = k_.tiles[static_cast<std::size_t>(o.result)].dtype;
+      return call_extern(Halide::Float(64), "nki_bitwise",
+                         {Expr(static_cast<int32_t>(o.kind)), Expr(static_cast<int32_t>(dt)), f64(operand(o.lhs, c)),
+                          f64(operand(o.rhs, c))});
+    }
     return binary(o.kind, f32(operand(o.lhs, c)), f32(operand(o.rhs, c)));
   }
   Expr value_of(const ir::SelectOp& o, const std::vector<Expr>& c) {
@@ -793,34 +802,56 @@ class KernelBuilder {
     Expr not_first = Halide::Internal::const_false();
     for (int q = 0; q < r.dimensions(); ++q) not_first = not_first || r[q] != 0;
     r.where(not_first);
-    Func acc("acc");
-    acc(v) = input_at(first);
-    Expr x = input_at(walk);
-    Expr prev = acc(v);
-    ir::BinaryKind combine = op.kind == ir::ReduceKind::max   ? ir::BinaryKind::maximum
-                             : op.kind == ir::ReduceKind::min ? ir::BinaryKind::minimum
-                                                              : ir::BinaryKind::add;
-    acc(v) = binary_raw(combine, prev, x);
-    // Rows are independent and each row's walk is serial: vectorize across a vector of rows (the
-    // partition axis), the walk outside it, so no element's order changes but the add latency of
-    // one row no longer bounds the loop.
     const std::size_t rank = v.size() - 1;
     const Shape out_shape = ir_->tiles[static_cast<std::size_t>(op.result)].shape;
-    if (rank >= 1 && out_shape[0] % lanes_ == 0) {
-      const Var rows = v[rank - 1];
-      std::vector<Halide::VarOrRVar> order{rows};
-      for (int q = 0; q < r.dimensions(); ++q) order.emplace_back(r[q]);
-      for (std::size_t q = 0; q + 1 < rank; ++q) order.emplace_back(v[q]);
-      order.emplace_back(v[rank]);
-      acc.vectorize(rows, lanes_);
-      acc.update().reorder(order).vectorize(rows, lanes_);
-    }
-    stages.push_back(acc);
-    Expr result = acc(v);
-    if (op.kind == ir::ReduceKind::mean) {
-      std::int64_t count = 1;
-      for (int a : op.axes) count *= in[static_cast<std::size_t>(a)];
-      result = result / Expr(static_cast<float>(count));
+    // One row-major walk folding f(x) into an accumulator that starts from f(first element).
+    auto fold = [&](const char* name, ir::BinaryKind combine, const std::function<Expr(Expr)>& f) {
+      Func acc(name);
+      acc(v) = f(input_at(first));
+      acc(v) = binary_raw(combine, acc(v), f(input_at(walk)));
+      // Rows are independent and each row's walk is serial: vectorize across a vector of rows (the
+      // partition axis), the walk outside it, so no element's order changes but the add latency of
+      // one row no longer bounds the loop.
+      if (rank >= 1 && out_shape[0] % lanes_ == 0) {
+        const Var rows = v[rank - 1];
+        std::vector<Halide::VarOrRVar> order{rows};
+        for (int q = 0; q < r.dimensions(); ++q) order.emplace_back(r[q]);
+        for (std::size_t q = 0; q + 1 < rank; ++q) order.emplace_back(v[q]);
+        order.emplace_back(v[rank]);
+        acc.vectorize(rows, lanes_);
+        acc.update().reorder(order).vectorize(rows, lanes_);
+      }
+      stages.push_back(acc);
+      return acc;
+    };
+    std::int64_t n = 1;
+    for (int a : op.axes) n *= in[static_cast<std::size_t>(a)];
+    const Expr count(static_cast<float>(n));
+    auto same = [](Expr x) { return x; };
+    Expr result;
+    switch (op.kind) {
+      case ir::ReduceKind::sum: result = fold("acc", ir::BinaryKind::add, same)(v); break;
+      case ir::ReduceKind::mean: result = fold("acc", ir::BinaryKind::add, same)(v) / count; break;
+      case ir::ReduceKind::max: result = fold("acc", ir::BinaryKind::maximum, same)(v); break;
+      case ir::ReduceKind::min: result = fold("acc", ir::BinaryKind::minimum, same)(v); break;
+      case ir::ReduceKind::prod: result = fold("acc", ir::BinaryKind::multiply, same)(v); break;
+      case ir::ReduceKind::all: {
+        // The first element counts by its truth value too (NaN is true).
+        auto truth = [](Expr x) { return Halide::select(x != 0.0f || Halide::is_nan(x), Expr(1.0f), Expr(0.0f)); };
+        result = fold("acc", ir::BinaryKind::logical_and, truth)(v);
+        break;
+      }
+      case ir::ReduceKind::var: {
+        // numpy's two passes, as the interpreter: the mean, then the mean of squared deviations from it.
+        Func total = fold("acc", ir::BinaryKind::add, same);
+        const Expr mean = total(v) / count;
+        Func squares = fold("acc_sq", ir::BinaryKind::add, [&](Expr x) {
+          Expr d = x - mean;
+          return d * d;
+        });
+        result = squares(v) / count;
+        break;
+      }
     }
     return canonical_nan(result);
   }

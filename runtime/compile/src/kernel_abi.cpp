@@ -14,6 +14,12 @@ float nki_activation(int32_t kind, float x) { return nki::ir::apply_activation(s
 
 float nki_power(float a, float b) { return nki::ir::apply_binary(nki::ir::BinaryKind::power, a, b); }
 
+float nki_binary(int32_t kind, float a, float b) { return nki::ir::apply_binary(static_cast<nki::ir::BinaryKind>(kind), a, b); }
+
+double nki_bitwise(int32_t kind, int32_t dtype, double a, double b) {
+  return nki::ir::apply_bitwise(static_cast<nki::ir::BinaryKind>(kind), static_cast<nki::DType>(dtype), a, b);
+}
+
 float nki_fp8_to_f32(int32_t e5m2, uint8_t bits) {
   return e5m2 ? nki::fp8_e5m2_bits_to_float(bits) : nki::fp8_e4m3_bits_to_float(bits);
 }
@@ -29,6 +35,8 @@ namespace nki {
 const void* const* kernel_abi_table() {
   static const void* const table[] = {reinterpret_cast<const void*>(&nki_activation),
                                       reinterpret_cast<const void*>(&nki_power),
+                                      reinterpret_cast<const void*>(&nki_binary),
+                                      reinterpret_cast<const void*>(&nki_bitwise),
                                       reinterpret_cast<const void*>(&nki_fp8_to_f32),
                                       reinterpret_cast<const void*>(&nki_f32_to_fp8)};
   return table;

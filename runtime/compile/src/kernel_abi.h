@@ -6,6 +6,8 @@
 extern "C" {
 float nki_activation(int32_t kind, float x);
 float nki_power(float a, float b);
+float nki_binary(int32_t kind, float a, float b);
+double nki_bitwise(int32_t kind, int32_t dtype, double a, double b);
 float nki_fp8_to_f32(int32_t e5m2, uint8_t bits);
 uint8_t nki_f32_to_fp8(int32_t e5m2, float f);
 }

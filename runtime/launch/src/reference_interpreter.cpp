@@ -295,6 +295,11 @@ class ReferenceRunner final : public CoreRunner {
   }
 
   void exec(const ir::BinaryOp& op) {
+    if (ir::is_bitwise(op.kind)) {  // integer bit patterns in the result's type, not fp32
+      const DType dt = ir_.tiles[static_cast<std::size_t>(op.result)].dtype;
+      compute(op.result, op.mask, [&](const auto& c) { return ir::apply_bitwise(op.kind, dt, value(op.lhs, c), value(op.rhs, c)); });
+      return;
+    }
     compute(op.result, op.mask, [&](const auto& c) {
       return static_cast<double>(ir::apply_binary(op.kind, f32(value(op.lhs, c)), f32(value(op.rhs, c))));
     });
@@ -315,30 +320,51 @@ class ReferenceRunner final : public CoreRunner {
     const Shape& in = ir_.tiles[static_cast<std::size_t>(op.data)].shape;
     Shape reduced;  // the extents walked for one output element
     for (int a : op.axes) reduced.push_back(in[static_cast<std::size_t>(a)]);
+    const float count = f32(static_cast<double>(shape_elements(reduced)));
+    ir::BinaryKind combine = ir::BinaryKind::add;
+    if (op.kind == ir::ReduceKind::max) combine = ir::BinaryKind::maximum;
+    if (op.kind == ir::ReduceKind::min) combine = ir::BinaryKind::minimum;
+    if (op.kind == ir::ReduceKind::prod) combine = ir::BinaryKind::multiply;
+    if (op.kind == ir::ReduceKind::all) combine = ir::BinaryKind::logical_and;
     compute(op.result, op.mask, [&](const std::vector<std::int64_t>& oc) {
       // Input coordinate: output coordinates on kept axes, the walk on reduced ones.
-      std::vector<std::int64_t> ic(in.size(), 0), r(reduced.size(), 0);
-      float acc = 0.0f;
-      bool first = true;
-      do {
-        std::size_t o = 0, k = 0;
-        for (std::size_t d = 0; d < in.size(); ++d) {
-          const bool is_reduced = k < op.axes.size() && op.axes[k] == static_cast<int>(d);
-          if (is_reduced) {
-            ic[d] = r[k++];
-            if (op.keepdims) ++o;
-          } else {
-            ic[d] = oc[o++];
+      std::vector<std::int64_t> ic(in.size(), 0);
+      // One row-major walk folding f(x) into the accumulator, starting from f(first element).
+      auto fold = [&](ir::BinaryKind kind, auto f) {
+        std::vector<std::int64_t> r(reduced.size(), 0);
+        float acc = 0.0f;
+        bool first = true;
+        do {
+          std::size_t o = 0, k = 0;
+          for (std::size_t d = 0; d < in.size(); ++d) {
+            const bool is_reduced = k < op.axes.size() && op.axes[k] == static_cast<int>(d);
+            if (is_reduced) {
+              ic[d] = r[k++];
+              if (op.keepdims) ++o;
+            } else {
+              ic[d] = oc[o++];
+            }
           }
-        }
-        const float x = f32(tile_at(op.data, ic));
-        if (first) acc = x;
-        else if (op.kind == ir::ReduceKind::max) acc = ir::apply_binary(ir::BinaryKind::maximum, acc, x);
-        else if (op.kind == ir::ReduceKind::min) acc = ir::apply_binary(ir::BinaryKind::minimum, acc, x);
-        else acc = ir::apply_binary(ir::BinaryKind::add, acc, x);
-        first = false;
-      } while (next_coord(r, reduced));
-      if (op.kind == ir::ReduceKind::mean) acc = ir::apply_binary(ir::BinaryKind::divide, acc, f32(static_cast<double>(shape_elements(reduced))));
+          const float x = f(f32(tile_at(op.data, ic)));
+          acc = first ? x : ir::apply_binary(kind, acc, x);
+          first = false;
+        } while (next_coord(r, reduced));
+        return acc;
+      };
+      auto same = [](float x) { return x; };
+      if (op.kind == ir::ReduceKind::all)  // the first element counts by its truth value too
+        return static_cast<double>(fold(combine, [](float x) { return x != 0.0f ? 1.0f : 0.0f; }));
+      if (op.kind == ir::ReduceKind::var) {
+        // numpy's two passes: the mean, then the mean of squared deviations from it.
+        const float mean = ir::apply_binary(ir::BinaryKind::divide, fold(ir::BinaryKind::add, same), count);
+        const float sq = fold(ir::BinaryKind::add, [&](float x) {
+          const float d = ir::apply_binary(ir::BinaryKind::subtract, x, mean);
+          return ir::apply_binary(ir::BinaryKind::multiply, d, d);
+        });
+        return static_cast<double>(ir::apply_binary(ir::BinaryKind::divide, sq, count));
+      }
+      float acc = fold(combine, same);
+      if (op.kind == ir::ReduceKind::mean) acc = ir::apply_binary(ir::BinaryKind::divide, acc, count);
       return static_cast<double>(acc);
     });
   }

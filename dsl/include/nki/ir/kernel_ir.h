@@ -86,23 +86,45 @@ enum class BinaryKind : std::uint8_t {
   add, subtract, multiply, divide, maximum, minimum, power,
   equal, not_equal, greater, greater_equal, less, less_equal,  ///< 1 or 0
   logical_and, logical_or,                                     ///< on truth values (non-zero is true)
+  logical_xor,                                                 ///< 1 where exactly one operand is true
+  bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift,  ///< on integers: see apply_bitwise
+  abs_max, abs_min,  ///< the operand of larger (smaller) magnitude, signed; a tie gives rhs
+  fmod,              ///< C fmod: the remainder takes the sign of lhs
+  mod,               ///< numpy mod: the remainder takes the sign of rhs
+  prelu,             ///< lhs > 0 ? lhs : lhs * rhs (rhs is the slope alpha); runs on the Scalar engine
 };
 const char* binary_name(BinaryKind k);
+/** The kinds that work on integer bit patterns (apply_bitwise), not on fp32 values. */
+bool is_bitwise(BinaryKind k);
 /**
  * The operation both executors perform in fp32: numpy semantics for maximum/minimum
  * (a NaN operand wins), and every NaN result is the canonical quiet NaN 0x7fc00000.
+ * Bitwise kinds are apply_bitwise in int32.
  */
 float apply_binary(BinaryKind k, float a, float b);
+/**
+ * A bitwise kind in the integer type `t` (the result's dtype, as numpy's dtype=): both
+ * operands wrap into `t` (two's complement), then numpy's rules; shifts by a count outside
+ * [0, bits of t) give 0 (left) or the sign fill (right; arithmetic for signed types). The
+ * result is a value of `t`.
+ */
+double apply_bitwise(BinaryKind k, DType t, double a, double b);
 
 /** Activation functions of the Scalar engine (nl.exp, ...); `copy` is the identity. */
 enum class ActKind : std::uint8_t {
   copy, exp, log, tanh, sigmoid, relu, gelu, sqrt, rsqrt, reciprocal, abs, negative, square,
+  sin, cos, tan, arctan, floor, ceil, trunc, sign, erf, erf_dx, silu, silu_dx, gelu_dx, gelu_apprx_tanh,
+  gelu_apprx_sigmoid, gelu_apprx_sigmoid_dx, mish, softplus,
 };
 const char* act_name(ActKind k);
-/** f(x) in fp32 (gelu: x * (1 + erf(x / sqrt 2)) / 2, as nl.gelu); NaN results canonical. */
+/**
+ * f(x) in fp32 (gelu: x * (1 + erf(x / sqrt 2)) / 2, as nl.gelu; docs/reference.md lists
+ * every formula); NaN results canonical.
+ */
 float apply_activation(ActKind k, float x);
 
-enum class ReduceKind : std::uint8_t { sum, max, min, mean };
+/** prod multiplies; all is 1 when every element is non-zero (NaN is true); var is numpy's var (ddof 0). */
+enum class ReduceKind : std::uint8_t { sum, max, min, mean, prod, var, all };
 const char* reduce_name(ReduceKind k);
 
 enum class LoopKind : std::uint8_t { affine, sequential };
