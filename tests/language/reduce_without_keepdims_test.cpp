@@ -72,3 +72,22 @@ TEST_CASE("a reduction without keepdims is a [P] tile: stored as [P, 1], subtrac
 TEST_CASE("a reduction without keepdims is a [P] tile: stored as [P, 1], subtracted, a tensor_scalar operand, bf16") {
   reduce_without_keepdims_case(DType::bf16);
 }
+
+TEST_CASE("a reduction without keepdims takes a [P, 1] mask: rows past the mask are not computed, stored under it") {
+  const nki::Kernel k = nki::jit("masked_row_sums", [](nl::tensor a) {
+    auto o = nl::full({a.shape()[0], 1}, -7.0, nl::float32, nl::shared_hbm, "o");
+    auto ip = nl::arange(a.shape()[0])[nl::_, nl::newaxis];  // (P, 1)
+    auto s = nl::sum(nl::load(a.all()), 1, {.dtype = nl::float32, .mask = ip < 3});  // (P)
+    nl::store(o.all(), s, {.mask = ip < 3});
+    return o;
+  });
+  auto a = lt::make({6, 5}, DType::fp32, test::random_floats(30, 96));
+  const auto av = a.to_floats();
+  std::vector<double> want(6, -7.0);
+  for (std::size_t p = 0; p < 3; ++p) {
+    float acc = av[p * 5];
+    for (std::size_t f = 1; f < 5; ++f) acc = lt::fadd(acc, av[p * 5 + f]);
+    want[p] = acc;
+  }
+  lt::check_both(k, lt::no_grid(), {a}, want, "masked_row_sums");
+}
