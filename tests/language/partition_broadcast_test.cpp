@@ -97,3 +97,36 @@ TEST_CASE("partition broadcasting: the row is copied to every partition by its o
   CHECK(in.cycles == 4 * 512 + 60);
   CHECK(in.what == "partition_broadcast [1,512] to [128,512]");
 }
+
+TEST_CASE("partition broadcasting: random shapes, (x + row) * col - one, both executors exact") {
+  const nki::Kernel k = nki::jit("random_broadcasts", [](nl::tensor a, nl::tensor row, nl::tensor col, nl::tensor one) {
+    auto out = nl::ndarray(a.shape(), nl::float32, nl::shared_hbm, "out");
+    auto t = nl::multiply(nl::load(a.all()) + nl::load(row.all()), nl::load(col.all()), {.dtype = nl::float32});
+    nl::store(out.all(), nl::subtract(t, nl::load(one.all())));
+    return out;
+  });
+  std::mt19937 rng(98);
+  for (int iter = 0; iter < 6; ++iter) {
+    const std::int64_t P = std::uniform_int_distribution<std::int64_t>(1, 128)(rng);
+    const std::int64_t F = std::uniform_int_distribution<std::int64_t>(1, 40)(rng);
+    const DType dt = iter % 2 == 0 ? DType::fp32 : DType::bf16;
+    CAPTURE(P);
+    CAPTURE(F);
+    CAPTURE(nki::dtype_name(dt));
+    const auto seed = static_cast<std::uint32_t>(rng());
+    auto a = lt::make({P, F}, dt, test::random_floats(static_cast<std::size_t>(P * F), seed));
+    auto row = lt::make({1, F}, dt, test::random_floats(static_cast<std::size_t>(F), seed + 1));
+    auto col = lt::make({P, 1}, dt, test::random_floats(static_cast<std::size_t>(P), seed + 2));
+    auto one = lt::make({1, 1}, dt, test::random_floats(1, seed + 3));
+    const auto av = a.to_floats(), r = row.to_floats(), c = col.to_floats();
+    const float s = one.to_floats()[0];
+    std::vector<double> want(av.size());
+    for (std::int64_t p = 0; p < P; ++p)
+      for (std::int64_t f = 0; f < F; ++f) {
+        const auto i = static_cast<std::size_t>(p * F + f);
+        const float sum = rd(lt::fadd(av[i], r[static_cast<std::size_t>(f)]), dt);
+        want[i] = lt::fadd(lt::fmul(sum, c[static_cast<std::size_t>(p)]), -s);
+      }
+    lt::check_both(k, lt::no_grid(), {a, row, col, one}, want, "random_broadcasts");
+  }
+}
