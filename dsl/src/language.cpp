@@ -757,7 +757,15 @@ void write_window(const access& dst, const operand& value, bool accumulate) {
            fmt::format("writing a tile of shape {} into a window of shape {} of tensor {}", shape_str(vs),
                        shape_str(acc.shape), decl.name));
   }
-  t.emit(ir::StoreOp{std::move(acc), v, {}, accumulate, loc});
+  // `buf[...] = op(..., mask=m)`: the op writes the window itself, so where its mask is off the
+  // window keeps what it held (NKI), rather than receiving the op's undefined elements.
+  ir::Predicate mask;
+  if (!value.is_scalar() && !t.ir().body.empty() && ir::tile_defined(t.ir().body.back()) == v) {
+    std::visit([&](const auto& o) {
+      if constexpr (requires { o.mask; }) mask = o.mask;
+    }, t.ir().body.back());
+  }
+  t.emit(ir::StoreOp{std::move(acc), v, std::move(mask), accumulate, loc});
 }
 }  // namespace
 

@@ -470,7 +470,13 @@ ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores
   for (std::size_t i = 0; i + 1 < n; ++i) {
     const int def = ir::tile_defined(k.body[i]);
     const auto* s = std::get_if<ir::StoreOp>(&k.body[i + 1]);
-    if (def < 0 || !has[i] || s == nullptr || s->value != def || !s->mask.empty()) continue;
+    if (def < 0 || !has[i] || s == nullptr || s->value != def) continue;
+    // A masked store fuses when it carries its producer's mask (buf[...] = op(..., mask=m)).
+    const ir::Predicate* producer_mask = nullptr;
+    std::visit([&](const auto& o) {
+      if constexpr (requires { o.mask; }) producer_mask = &o.mask;
+    }, k.body[i]);
+    if (!s->mask.empty() && (producer_mask == nullptr || !(*producer_mask == s->mask))) continue;
     const ir::Memory dst = k.tensors.at(static_cast<std::size_t>(s->dst.tensor)).memory;
     if (dst != ir::Memory::sbuf && dst != ir::Memory::psum) continue;
     if (s->accumulate && !(std::holds_alternative<ir::MatmulOp>(k.body[i]) && dst == ir::Memory::psum)) continue;
