@@ -146,6 +146,15 @@ index arange(std::int64_t n, source_location loc) {
   return index(std::move(e), here(loc));
 }
 
+index arange(std::int64_t start, std::int64_t stop, source_location loc) {
+  Trace& t = Trace::current("arange", loc);
+  if (stop <= start) {
+    t.fail("err_invalid_arange", here(loc),
+           fmt::format("arange({}, {}): stop must be greater than start", start, stop));
+  }
+  return arange(stop - start, loc) + index(start);
+}
+
 mgrid_pair mgrid_t::operator()(std::int64_t partitions, std::int64_t free, source_location loc) const {
   return {arange(partitions, loc)[_, newaxis], arange(free, loc)[newaxis, _]};
 }
@@ -462,10 +471,34 @@ ir::Access make_access(Trace& t, const access& a) {
   return out;
 }
 
+/**
+ * Tile shapes broadcast partition-first: dimension 0 is the partition dimension of every
+ * tile, so a tile of lower rank is padded with trailing 1s (a [P] tile is [P, 1]); then each
+ * dimension either matches or is 1.
+ */
+std::optional<Shape> broadcast_tiles(const Shape& a, const Shape& b) {
+  const std::size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (std::size_t d = 0; d < rank; ++d) {
+    const std::int64_t x = d < a.size() ? a[d] : 1, y = d < b.size() ? b[d] : 1;
+    if (x != y && x != 1 && y != 1) return std::nullopt;
+    out[d] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+/** Whether `value` broadcasts to `into` without growing it (ranks compared partition-first, as broadcast_tiles). */
+bool fits_tile(const Shape& into, const Shape& value) {
+  auto b = broadcast_tiles(into, value);
+  if (!b) return false;
+  for (std::size_t d = 0; d < b->size(); ++d)
+    if ((*b)[d] != (d < into.size() ? into[d] : 1)) return false;
+  return true;
+}
+
 ir::Predicate checked_mask(Trace& t, const predicate& m, const Shape& shape, const char* op, const SourceLoc& loc) {
   for (const ir::Condition& c : m.ir().all) {
-    auto b = ir::broadcast_shapes(shape, c.expr.shape);
-    if (!c.expr.shape.empty() && (!b || *b != shape)) {
+    if (!c.expr.shape.empty() && !fits_tile(shape, c.expr.shape)) {
       t.fail("err_mask_shape_mismatch", loc,
              fmt::format("the mask of {} has shape {}; the tile has shape {}", op, shape_str(c.expr.shape),
                          shape_str(shape)));
@@ -495,24 +528,31 @@ int read_window(Trace& t, const access& a, const SourceLoc& loc) {
   return result;
 }
 
-/** The shape ops broadcast to: equal partitions, free dims broadcast. */
-Shape broadcast_operands(Trace& t, std::initializer_list<const operand*> ops, const char* op, const SourceLoc& loc) {
+/**
+ * The shape ops broadcast to (broadcast_tiles). With `partitions`, as NKI's nl ops, a tile of
+ * one partition also broadcasts across the partitions; otherwise (isa ops) partitions are equal.
+ */
+Shape broadcast_operands(Trace& t, std::initializer_list<const operand*> ops, const char* op, const SourceLoc& loc,
+                         bool partitions = false) {
   Shape shape;
   const operand* first = nullptr;
   for (const operand* o : ops) {
     if (o->is_scalar()) continue;
     const ir::TileInfo& ti = tile_info(t, o->tile_id);
     if (first) {
-      const Shape& fs = tile_info(t, first->tile_id).shape;
-      if (fs[0] != ti.shape[0]) {
+      if (shape[0] != ti.shape[0] && !(partitions && (shape[0] == 1 || ti.shape[0] == 1))) {
         t.fail("err_num_partition_mismatch", loc,
-               fmt::format("nl::{} operands have {} and {} partitions; tiles broadcast along free dimensions only", op,
-                           fs[0], ti.shape[0]));
+               partitions ? fmt::format("{} operands have {} and {} partitions; partitions broadcast only from a "
+                                        "tile of 1 partition",
+                                        op, shape[0], ti.shape[0])
+                          : fmt::format("{} operands have {} and {} partitions; both tiles need the same partition "
+                                        "count",
+                                        op, shape[0], ti.shape[0]));
       }
-      auto s = ir::broadcast_shapes(shape, ti.shape);
+      auto s = broadcast_tiles(shape, ti.shape);
       if (!s) {
         t.fail("err_free_dim_mismatch", loc,
-               fmt::format("nl::{} operand shapes {} and {} do not broadcast", op, shape_str(shape),
+               fmt::format("{} operand shapes {} and {} do not broadcast", op, shape_str(shape),
                            shape_str(ti.shape)));
       }
       shape = *s;
@@ -522,7 +562,7 @@ Shape broadcast_operands(Trace& t, std::initializer_list<const operand*> ops, co
     }
   }
   if (!first) {
-    t.fail("err_scalar_only_operation", loc, fmt::format("nl::{} needs at least one tile operand, got only scalars", op));
+    t.fail("err_scalar_only_operation", loc, fmt::format("{} needs at least one tile operand, got only scalars", op));
   }
   return shape;
 }
@@ -580,16 +620,39 @@ void check_bitwise_dtypes(Trace& t, const char* name, const operand& a, const op
   }
 }
 
-/** `name`: the op the user called, for messages (default: the kind's name). */
+/**
+ * An operand of one partition used by an op over `partitions` partitions: first copied to every
+ * partition (an explicit op, so the cost model sees the cross-partition move the engines cannot
+ * do in place). Other operands are returned as they are.
+ */
+ir::Operand across_partitions(Trace& t, const operand& o, std::int64_t partitions, const SourceLoc& loc) {
+  ir::Operand r = to_ir(t, o, loc);
+  if (o.is_scalar() || partitions == 1) return r;
+  const ir::TileInfo ti = tile_info(t, o.tile_id);
+  if (ti.shape[0] != 1) return r;
+  Shape wide = ti.shape;
+  wide[0] = partitions;
+  check_partition_limit(t, wide, loc);
+  const int id = t.add_tile(wide, ti.dtype);
+  t.emit(ir::ActivationOp{id, ir::ActKind::copy, r, {-1, 1.0, true}, {-1, 0.0, true}, {}, loc});
+  return {id, 0.0, true};
+}
+
+/**
+ * `name`: the op the user called, for messages (default: the kind's name). `partition_broadcast`:
+ * nl's elementwise ops broadcast a tile of one partition; isa::tensor_tensor / tensor_scalar do not.
+ */
 tile binary(ir::BinaryKind kind, const operand& a, const operand& b, const op_options& o, source_location sl,
-            const char* name = nullptr) {
+            const char* name = nullptr, bool partition_broadcast = true) {
   if (!name) name = ir::binary_name(kind);
   Trace& t = Trace::current(name, sl);
   const SourceLoc loc = here(sl);
-  const Shape shape = broadcast_operands(t, {&a, &b}, name, loc);
+  const std::string what = partition_broadcast ? fmt::format("nl::{}", name) : "isa::tensor_tensor";
+  const Shape shape = broadcast_operands(t, {&a, &b}, what.c_str(), loc, partition_broadcast);
   const DType dtype = o.dtype.value_or(promoted(t, {&a, &b}));
   if (ir::is_bitwise(kind)) check_bitwise_dtypes(t, name, a, b, dtype, loc);
-  ir::BinaryOp op{-1, kind, to_ir(t, a, loc), to_ir(t, b, loc), checked_mask(t, o.mask, shape, fmt::format("nl::{}", name).c_str(), loc), loc};
+  ir::BinaryOp op{-1, kind, across_partitions(t, a, shape[0], loc), across_partitions(t, b, shape[0], loc),
+                  checked_mask(t, o.mask, shape, fmt::format("nl::{}", name).c_str(), loc), loc};
   op.result = t.add_tile(shape, dtype);
   t.emit(std::move(op));
   return tile(op.result);
@@ -755,13 +818,20 @@ void write_window(const access& dst, const operand& value, bool accumulate) {
            fmt::format("writing a tile of {} partitions into a window of {} partitions of tensor {}", vs[0],
                        acc.shape[0], decl.name));
   }
-  auto b = ir::broadcast_shapes(acc.shape, vs);
-  if (!b || *b != acc.shape) {
+  if (!fits_tile(acc.shape, vs)) {
     t.fail("err_store_shape_mismatch", loc,
            fmt::format("writing a tile of shape {} into a window of shape {} of tensor {}", shape_str(vs),
                        shape_str(acc.shape), decl.name));
   }
-  t.emit(ir::StoreOp{std::move(acc), v, {}, accumulate, loc});
+  // `buf[...] = op(..., mask=m)`: the op writes the window itself, so where its mask is off the
+  // window keeps what it held (NKI), rather than receiving the op's undefined elements.
+  ir::Predicate mask;
+  if (!value.is_scalar() && !t.ir().body.empty() && ir::tile_defined(t.ir().body.back()) == v) {
+    std::visit([&](const auto& o) {
+      if constexpr (requires { o.mask; }) mask = o.mask;
+    }, t.ir().body.back());
+  }
+  t.emit(ir::StoreOp{std::move(acc), v, std::move(mask), accumulate, loc});
 }
 }  // namespace
 
@@ -793,7 +863,8 @@ tile load(const access& src, const load_options& o, source_location sl) {
   op.result = t.add_tile(shape, decl.dtype);
   const int loaded = op.result;
   t.emit(std::move(op));
-  if (o.dtype && *o.dtype != decl.dtype) return copy(tile(loaded), {.dtype = o.dtype, .mask = {}}, sl);
+  // The conversion computes only what the load did: masked-off elements stay undefined, not read.
+  if (o.dtype && *o.dtype != decl.dtype) return copy(tile(loaded), {.dtype = o.dtype, .mask = o.mask}, sl);
   return tile(loaded);
 }
 
@@ -821,8 +892,7 @@ void store(const access& dst, const operand& value, const store_options& o, sour
     t.fail("err_num_partition_mismatch", loc,
            fmt::format("store of a tile with {} partitions into an access of {} partitions", v.shape[0], a.shape[0]));
   }
-  auto b = ir::broadcast_shapes(a.shape, v.shape);
-  if (!b || *b != a.shape) {
+  if (!fits_tile(a.shape, v.shape)) {
     t.fail("err_store_shape_mismatch", loc,
            fmt::format("store of a tile of shape {} into an access of shape {}", shape_str(v.shape),
                        shape_str(a.shape)));
@@ -878,12 +948,12 @@ tile where(const operand& cond, const operand& x, const operand& y, const op_opt
   Trace& t = Trace::current("where", sl);
   const SourceLoc loc = here(sl);
   if (cond.is_scalar()) t.fail("err_scalar_only_operation", loc, "nl::where needs a tile condition, got a scalar");
-  const Shape shape = broadcast_operands(t, {&cond, &x, &y}, "where", loc);
+  const Shape shape = broadcast_operands(t, {&cond, &x, &y}, "nl::where", loc, true);
   DType dtype;
   if (x.is_scalar() && y.is_scalar()) dtype = promote_scalar(promote_scalar(DType::boolean, x.scalar_is_float), y.scalar_is_float);
   else dtype = promoted(t, {&x, &y});
-  ir::SelectOp op{-1, to_ir(t, cond, loc), {}, to_ir(t, x, loc), to_ir(t, y, loc),
-                  checked_mask(t, o.mask, shape, "nl::where", loc), loc};
+  ir::SelectOp op{-1, across_partitions(t, cond, shape[0], loc), {}, across_partitions(t, x, shape[0], loc),
+                  across_partitions(t, y, shape[0], loc), checked_mask(t, o.mask, shape, "nl::where", loc), loc};
   op.result = t.add_tile(shape, o.dtype.value_or(dtype));
   t.emit(std::move(op));
   return tile(op.result);
@@ -980,7 +1050,7 @@ nl::tile activation(const nl::unary_fn& op, const nl::operand& data, const nl::o
 
 nl::tile tensor_tensor(const nl::operand& data1, const nl::operand& data2, const nl::binary_fn& op,
                        const nl::op_options& o, std::source_location loc) {
-  return nl::binary(op.kind, data1, data2, o, loc);
+  return nl::binary(op.kind, data1, data2, o, loc, nullptr, false);
 }
 
 namespace {
@@ -1002,7 +1072,8 @@ nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const 
   Trace& t = Trace::current("tensor_scalar", sl);
   if (data.is_scalar()) t.fail("err_scalar_only_operation", here(sl), "isa::tensor_scalar needs a tile, got a scalar");
   check_scalar_operand(t, data, operand0, here(sl));
-  return nl::binary(op0.kind, data, operand0, {.dtype = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype), .mask = o.mask}, sl);
+  return nl::binary(op0.kind, data, operand0, {.dtype = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype), .mask = o.mask}, sl,
+                    false);
 }
 
 nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
@@ -1014,8 +1085,8 @@ nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const 
   check_scalar_operand(t, data, operand1, here(sl));
   const DType out = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype);
   // The engine keeps the intermediate in fp32: only the final result is rounded.
-  nl::tile mid = nl::binary(op0.kind, data, operand0, {.dtype = DType::fp32, .mask = o.mask}, sl);
-  return nl::binary(op1.kind, mid, operand1, {.dtype = out, .mask = o.mask}, sl);
+  nl::tile mid = nl::binary(op0.kind, data, operand0, {.dtype = DType::fp32, .mask = o.mask}, sl, nullptr, false);
+  return nl::binary(op1.kind, mid, operand1, {.dtype = out, .mask = o.mask}, sl, nullptr, false);
 }
 
 nl::tile tensor_reduce(const nl::operand& data, const nl::binary_fn& op, const nl::axes& axis, bool keepdims,
@@ -1054,7 +1125,7 @@ nl::tile affine_select(const nl::predicate& pred, const nl::operand& on_true, co
                        const nl::op_options& o, std::source_location sl) {
   Trace& t = Trace::current("affine_select", sl);
   const SourceLoc loc = here(sl);
-  const Shape shape = nl::broadcast_operands(t, {&on_true, &on_false_value}, "affine_select", loc);
+  const Shape shape = nl::broadcast_operands(t, {&on_true, &on_false_value}, "isa::affine_select", loc);
   const DType dtype = o.dtype.value_or(nl::promoted(t, {&on_true, &on_false_value}));
   ir::SelectOp op{-1, {-1, 1.0, true}, nl::checked_mask(t, pred, shape, "isa::affine_select", loc),
                   nl::to_ir(t, on_true, loc), nl::to_ir(t, on_false_value, loc),

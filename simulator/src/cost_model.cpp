@@ -131,6 +131,16 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     const Shape& s = tile(a->result).shape;
     const bool copy = a->kind == ir::ActKind::copy && a->scale.is_scalar() && a->scale.scalar == 1.0 &&
                       a->bias.is_scalar() && a->bias.scalar == 0.0;
+    // A copy from one partition to many (an elementwise op's partition broadcast): the engines
+    // read and write within a partition, so the Tensor engine moves it, as a matmul of a ones
+    // [1, P] stationary by the [1, N] row.
+    const Shape& from = a->data.is_scalar() ? s : tile(a->data.tile).shape;
+    if (copy && partitions(from) == 1 && partitions(s) > 1) {
+      compute(in, t, Engine::tensor, matmul_cycles(partitions(s), free_size(s), tile(a->data.tile).dtype == DType::fp32),
+              fmt::format("partition_broadcast {} to {}", shape_str(from), shape_str(s)));
+      in.flops = 0;
+      return true;
+    }
     if (copy) compute(in, t, Engine::vector, vector_cycles(free_size(s), 1), fmt::format("tensor_copy {}", shape_str(s)));
     else compute(in, t, Engine::scalar, scalar_cycles(free_size(s)), fmt::format("activation {} {}", ir::act_name(a->kind), shape_str(s)));
     return true;
@@ -466,7 +476,13 @@ ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores
   for (std::size_t i = 0; i + 1 < n; ++i) {
     const int def = ir::tile_defined(k.body[i]);
     const auto* s = std::get_if<ir::StoreOp>(&k.body[i + 1]);
-    if (def < 0 || !has[i] || s == nullptr || s->value != def || !s->mask.empty()) continue;
+    if (def < 0 || !has[i] || s == nullptr || s->value != def) continue;
+    // A masked store fuses when it carries its producer's mask (buf[...] = op(..., mask=m)).
+    const ir::Predicate* producer_mask = nullptr;
+    std::visit([&](const auto& o) {
+      if constexpr (requires { o.mask; }) producer_mask = &o.mask;
+    }, k.body[i]);
+    if (!s->mask.empty() && (producer_mask == nullptr || !(*producer_mask == s->mask))) continue;
     const ir::Memory dst = k.tensors.at(static_cast<std::size_t>(s->dst.tensor)).memory;
     if (dst != ir::Memory::sbuf && dst != ir::Memory::psum) continue;
     if (s->accumulate && !(std::holds_alternative<ir::MatmulOp>(k.body[i]) && dst == ir::Memory::psum)) continue;

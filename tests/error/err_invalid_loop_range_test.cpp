@@ -64,3 +64,18 @@ TEST_CASE("err_invalid_loop_range - a start, stop and step that give no value, a
         fmt::format("zero_step ({}:{}): err_invalid_loop_range: nl::static_range(0, 4, 0): the step must not be 0",
                     kFile, line));
 }
+
+TEST_CASE("err_invalid_arange - arange(start, stop) with stop not past start") {
+  static int line = 0;
+  const nki::Kernel k = nki::jit("empty_arange", [](nl::tensor a) {
+    auto out = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm);
+    line = __LINE__ + 1;
+    auto jf = nl::arange(5, 5)[nl::newaxis, nl::_];
+    nl::store(out[nl::arange(128)[nl::_, nl::newaxis], jf], nl::load(a[nl::arange(128)[nl::_, nl::newaxis], jf]));
+    return out;
+  });
+  auto a = input();
+  const std::string msg = test::user_error_of([&] { k(a); });
+  CHECK(msg == fmt::format("empty_arange ({}:{}): err_invalid_arange: arange(5, 5): stop must be greater than start",
+                    kFile, line));
+}

@@ -1,4 +1,7 @@
-/** \file err_num_partition_mismatch: operands, matmul contraction sizes and stores that disagree on partitions. */
+/**
+ * \file err_num_partition_mismatch: operands, matmul contraction sizes and stores that disagree on
+ * partitions. nl ops broadcast a tile of one partition across the others; isa::tensor_tensor does not.
+ */
 #include "test_support.h"
 
 namespace nl = nki::language;
@@ -28,28 +31,49 @@ TEST_CASE("err_num_partition_mismatch - a binary op on 128 and 64 partitions") {
   auto a = input();
   const std::string msg = test::user_error_of([&] { k(a); });
   CHECK(msg == fmt::format("add_mismatch ({}:{}): err_num_partition_mismatch: nl::add operands have 128 and 64 partitions; "
-                    "tiles broadcast along free dimensions only",
+                    "partitions broadcast only from a tile of 1 partition",
                     kFile, line));
 }
 
-TEST_CASE("err_num_partition_mismatch - the operator form, a [1, F] tile does not broadcast across partitions") {
+TEST_CASE("err_num_partition_mismatch - the operator form, a [2, 1] tile with a [128, 64] tile") {
   static int line = 0;
   const nki::Kernel k = nki::jit(
-      "row_broadcast",
+      "two_rows",
       [](nl::tensor a) {
         auto out = nl::ndarray({128, 64}, a.dtype(), nl::shared_hbm);
         auto x = nl::load(a[nl::ds(0, 128), nl::ds(0, 64)]);
-        auto row = nl::load(a[nl::ds(0, 1), nl::ds(0, 64)]);
+        auto rows = nl::load(a[nl::ds(0, 2), nl::ds(0, 1)]);
         line = __LINE__ + 1;
-        auto z = x * row;
+        auto z = x * rows;
         nl::store(out.all(), z);
         return out;
       },
       {"a"});
   auto a = input();
   const std::string msg = test::user_error_of([&] { k(a); });
-  CHECK(msg == fmt::format("row_broadcast ({}:{}): err_num_partition_mismatch: nl::multiply operands have 128 and 1 "
-                    "partitions; tiles broadcast along free dimensions only",
+  CHECK(msg == fmt::format("two_rows ({}:{}): err_num_partition_mismatch: nl::multiply operands have 128 and 2 "
+                    "partitions; partitions broadcast only from a tile of 1 partition",
+                    kFile, line));
+}
+
+TEST_CASE("err_num_partition_mismatch - isa::tensor_tensor does not broadcast a [1, F] tile across partitions") {
+  static int line = 0;
+  const nki::Kernel k = nki::jit(
+      "tensor_tensor_row",
+      [](nl::tensor a) {
+        auto out = nl::ndarray({128, 64}, a.dtype(), nl::shared_hbm);
+        auto x = nl::load(a[nl::ds(0, 128), nl::ds(0, 64)]);
+        auto row = nl::load(a[nl::ds(0, 1), nl::ds(0, 64)]);
+        line = __LINE__ + 1;
+        auto z = isa::tensor_tensor(x, row, nl::add);
+        nl::store(out.all(), z);
+        return out;
+      },
+      {"a"});
+  auto a = input();
+  const std::string msg = test::user_error_of([&] { k(a); });
+  CHECK(msg == fmt::format("tensor_tensor_row ({}:{}): err_num_partition_mismatch: isa::tensor_tensor operands have 128 "
+                    "and 1 partitions; both tiles need the same partition count",
                     kFile, line));
 }
 

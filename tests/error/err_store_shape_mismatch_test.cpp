@@ -67,3 +67,22 @@ TEST_CASE("err_store_shape_mismatch - a [P, 1] tile broadcasts along the free di
       for (std::size_t f = 0; f < 64; ++f) REQUIRE(got[p * 64 + f] == in[p * 64]);
   }
 }
+
+TEST_CASE("err_store_shape_mismatch - a [P, 4] tile into the [P] window of one column") {
+  static int line = 0;
+  const nki::Kernel k = nki::jit(
+      "into_one_column",
+      [](nl::tensor a) {
+        auto out = nl::ndarray({128, 2}, a.dtype(), nl::shared_hbm);
+        auto t = nl::load(a[nl::_, nl::ds(0, 4)]);
+        line = __LINE__ + 1;
+        nl::store(out[nl::_, 0], t);
+        return out;
+      },
+      {"a"});
+  auto a = input();
+  const std::string msg = test::user_error_of([&] { k(a); });
+  CHECK(msg == fmt::format("into_one_column ({}:{}): err_store_shape_mismatch: store of a tile of shape [128,4] into an "
+                    "access of shape [128]",
+                    kFile, line));
+}

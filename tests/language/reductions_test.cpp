@@ -132,19 +132,19 @@ void tensor_reduce_case(DType dt) {
 TEST_CASE("isa::tensor_reduce with add, maximum and minimum equals sum, max and min, fp32") { tensor_reduce_case(DType::fp32); }
 TEST_CASE("isa::tensor_reduce with add, maximum and minimum equals sum, max and min, bf16") { tensor_reduce_case(DType::bf16); }
 
-TEST_CASE("a masked reduction gives 0 in the masked-off rows") {
+TEST_CASE("a masked reduction computes only the rows its mask holds for") {
   const nki::Kernel k = nki::jit("masked_reduce", [](nl::tensor a) {
-    auto o = nl::ndarray({a.shape()[0], 1}, nl::float32, nl::shared_hbm, "o");
+    auto o = nl::full({a.shape()[0], 1}, -7.0, nl::float32, nl::shared_hbm, "o");
     auto ip = nl::arange(a.shape()[0])[nl::_, nl::newaxis];
     auto x = nl::load(a.all());
-    nl::store(o.all(), nl::sum(x, 1, {.dtype = nl::float32, .mask = ip >= 5, .keepdims = true}));
+    nl::store(o.all(), nl::sum(x, 1, {.dtype = nl::float32, .mask = ip >= 5, .keepdims = true}), {.mask = ip >= 5});
     return o;
   });
   auto a = lt::make({64, 20}, DType::fp32, test::random_floats(64 * 20, 84));
   const auto av = a.to_floats();
   std::vector<double> want(64);
   for (std::int64_t r = 0; r < 64; ++r)
-    want[static_cast<std::size_t>(r)] = r < 5 ? 0.0f : host_reduce(0, std::vector<float>(av.begin() + r * 20, av.begin() + (r + 1) * 20));
+    want[static_cast<std::size_t>(r)] = r < 5 ? -7.0f : host_reduce(0, std::vector<float>(av.begin() + r * 20, av.begin() + (r + 1) * 20));
   lt::check_both(k, lt::no_grid(), {a}, want, "masked_reduce");
 }
 

@@ -155,6 +155,8 @@ std::int64_t num_programs(source_location loc = source_location::current());
 int program_ndim(source_location loc = source_location::current());
 /** 0, 1, ..., n-1 as a 1-D index; expand it with [_, newaxis] or [newaxis, _] before use. */
 index arange(std::int64_t n, source_location loc = source_location::current());
+/** start, start+1, ..., stop-1 as a 1-D index (NKI: nl.arange(start, stop)); expand it like arange(n). */
+index arange(std::int64_t start, std::int64_t stop, source_location loc = source_location::current());
 
 /** nl.mgrid[0:P, 0:F]: a (p, x) pair of indices, p of shape (P, 1) and x of shape (1, F). */
 struct mgrid_pair {
@@ -166,6 +168,13 @@ struct mgrid_t {
 };
 /** Call as nl::mgrid(P, F) (NKI: nl.mgrid[0:P, 0:F]). */
 inline constexpr mgrid_t mgrid{};
+/** A whole mgrid pair as one subscript: t[g] is t[g.p, g.x] (NKI: t[i] with i = nl.mgrid[0:P, 0:F]). */
+struct mgrid_subscript {
+  mgrid_pair g;
+  source_location loc;
+  mgrid_subscript(const mgrid_pair& p, source_location l = source_location::current())  // NOLINT
+      : g(p), loc(l) {}
+};
 
 /** Basic slicing: `size` consecutive elements from `start` (NKI: nl.ds(start, size) / t[start:start+size]). */
 struct ds {
@@ -235,6 +244,9 @@ class tensor {
   ir::Memory memory() const;
 
   access operator[](index_arg i0) const { return {id_, {i0}, i0.loc}; }
+  access operator[](const mgrid_subscript& g) const {
+    return {id_, {index_arg(g.g.p, g.loc), index_arg(g.g.x, g.loc)}, g.loc};
+  }
   access operator[](index_arg i0, index_arg i1) const { return {id_, {i0, i1}, i0.loc}; }
   access operator[](index_arg i0, index_arg i1, index_arg i2) const { return {id_, {i0, i1, i2}, i0.loc}; }
   access operator[](index_arg i0, index_arg i1, index_arg i2, index_arg i3) const {

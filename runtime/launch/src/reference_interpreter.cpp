@@ -18,6 +18,42 @@ namespace nki {
 
 namespace {
 
+/** How a user would name the op in messages: nl::load, nl::add, nl::where, ... */
+std::string op_label(const ir::KernelIR& k, const ir::Op& op) {
+  if (std::holds_alternative<ir::LoadOp>(op)) return "nl::load";
+  if (const auto* s = std::get_if<ir::StoreOp>(&op)) {
+    if (ir::is_hbm(k.tensors[static_cast<std::size_t>(s->dst.tensor)].memory)) return "nl::store";
+    return s->accumulate ? "`+=`" : "`=`";
+  }
+  if (const auto* a = std::get_if<ir::ActivationOp>(&op)) return fmt::format("nl::{}", ir::act_name(a->kind));
+  if (const auto* b = std::get_if<ir::BinaryOp>(&op)) return fmt::format("nl::{}", ir::binary_name(b->kind));
+  if (const auto* s = std::get_if<ir::SelectOp>(&op)) return s->cond.is_scalar() ? "isa::affine_select" : "nl::where";
+  if (std::holds_alternative<ir::IotaOp>(op)) return "isa::iota";
+  if (const auto* r = std::get_if<ir::ReduceOp>(&op)) return fmt::format("nl::{}", ir::reduce_name(r->kind));
+  if (std::holds_alternative<ir::MatmulOp>(op)) return "nl::matmul";
+  if (std::holds_alternative<ir::TransposeOp>(op)) return "nl::transpose";
+  return "an op";
+}
+
+SourceLoc loc_of(const ir::Op& op) {
+  return std::visit(
+      [](const auto& o) -> SourceLoc {
+        if constexpr (requires { o.loc; }) return o.loc;
+        else return {};
+      },
+      op);
+}
+
+/** Tile coordinates of row-major element `flat` of `shape`. */
+std::vector<std::int64_t> coord_of_flat(const Shape& shape, std::int64_t flat) {
+  std::vector<std::int64_t> c(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    c[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return c;
+}
+
 /** Row-major iteration over a tile shape. */
 bool next_coord(std::vector<std::int64_t>& c, const Shape& shape) {
   for (int d = static_cast<int>(c.size()) - 1; d >= 0; --d) {
@@ -45,6 +81,15 @@ class ReferenceRunner final : public CoreRunner {
     if (checked_) init_checked();
   }
 
+  /** An element of a tile or on-chip tensor no op computed: masked off (kMaskedOff) or an index into undefined_. */
+  static constexpr std::int32_t kDefined = -1, kMaskedOff = -2;
+  /** The first read of a masked-off element: every element computed from it is undefined for this reason. */
+  struct Undefined {
+    int tile;            ///< the tile whose mask left the element uncomputed
+    std::int64_t flat;   ///< the element, row-major in that tile
+    std::size_t reader;  ///< body index of the op that read it
+  };
+
   void run_batch(std::span<const std::int64_t> pid, std::int64_t count) override {
     std::vector<std::int64_t> current(pid.begin(), pid.end());
     for (std::int64_t i = 0; i < count; ++i) {
@@ -69,14 +114,68 @@ class ReferenceRunner final : public CoreRunner {
   std::vector<std::vector<std::uint8_t>> written_;     ///< per-instance tensors: element written this instance
   std::vector<std::vector<std::int64_t>> own_writer_;  ///< private HBM: the record that last wrote each element
   std::size_t at_ = 0;                                 ///< the op being executed
+  // Masked-off elements are undefined (NKI does not compute them). Checked mode tracks which
+  // elements are, and what they reach: an op that reads one computes an undefined element
+  // (as the hardware computes garbage there), and a store of one into a tensor the caller sees
+  // (shared HBM) is the error. Kernels that compute garbage only where they never store it
+  // (NKI's own rmsnorm tutorial) pass; kernels that rely on masked-off zeros do not.
+  std::vector<std::vector<std::int32_t>> tile_undef_;  ///< per tile: empty when all defined, else per element
+  std::vector<std::vector<std::int32_t>> mem_undef_;   ///< per per-instance tensor: the same for what was written
+  std::vector<std::size_t> def_op_;                    ///< per tile: body index of the op defining it
+  mutable std::vector<Undefined> undefined_;
+  mutable std::int32_t read_undef_ = kDefined;         ///< while computing one element: the first undefined input
 
   void init_checked() {
     written_.resize(ir_.tensors.size());
     own_writer_.resize(ir_.tensors.size());
+    tile_undef_.resize(ir_.tiles.size());
+    mem_undef_.resize(ir_.tensors.size());
+    def_op_.assign(ir_.tiles.size(), 0);
+    for (std::size_t i = 0; i < ir_.body.size(); ++i)
+      if (const int t = ir::tile_defined(ir_.body[i]); t >= 0) def_op_[static_cast<std::size_t>(t)] = i;
+  }
+
+  /** Notes a read of element `flat` of `tile` (checked mode): the first undefined one of an element's inputs. */
+  void note_read(int tile, std::int64_t flat) const {
+    if (read_undef_ != kDefined) return;
+    const std::vector<std::int32_t>& u = tile_undef_[static_cast<std::size_t>(tile)];
+    if (u.empty()) return;
+    const std::int32_t v = u[static_cast<std::size_t>(flat)];
+    if (v == kDefined) return;
+    read_undef_ = v >= 0 ? v : first_read(tile, flat);
+  }
+  void note_mem_read(int tensor, std::int64_t flat) const {
+    if (read_undef_ != kDefined) return;
+    const std::vector<std::int32_t>& u = mem_undef_[static_cast<std::size_t>(tensor)];
+    if (!u.empty()) read_undef_ = u[static_cast<std::size_t>(flat)];
+  }
+  std::int32_t first_read(int tile, std::int64_t flat) const {
+    undefined_.push_back({tile, flat, at_});
+    return static_cast<std::int32_t>(undefined_.size() - 1);
+  }
+
+  /** A store writes an undefined element where the caller sees it. */
+  [[noreturn]] void report_undefined(const ir::StoreOp& op, std::int32_t why, const std::vector<std::int64_t>& c) const {
+    const Undefined& u = undefined_[static_cast<std::size_t>(why)];
+    const ir::Op& reader = ir_.body[u.reader];
+    const ir::Op& origin = ir_.body[def_op_[static_cast<std::size_t>(u.tile)]];
+    const Shape& ts = ir_.tiles[static_cast<std::size_t>(u.tile)].shape;
+    const ir::TensorDecl& t = ir_.tensors[static_cast<std::size_t>(op.dst.tensor)];
+    const auto [idx, flat] = coord_of(op.dst, c);
+    std::string detail = fmt::format(
+        "{} {} reads element [{}] of the tile of {} at {}, which its mask left undefined (masked-off elements are "
+        "not computed)",
+        where(at_), op_label(ir_, reader), fmt::join(coord_of_flat(ts, u.flat), ","), op_label(ir_, origin),
+        loc_of(origin).str());
+    if (u.reader == at_) detail += fmt::format(", and stores it to element [{}] of tensor {} {}", fmt::join(idx, ","), t.name, shape_str(t.shape));
+    else detail += fmt::format("; the result reaches element [{}] of tensor {} {} through {} at {}", fmt::join(idx, ","), t.name,
+                               shape_str(t.shape), op_label(ir_, ir_.body[at_]), op.loc.str());
+    throw UserError("err_uninitialized_read", ir_.name, loc_of(reader), std::move(detail));
   }
 
   /** Every per-instance tensor starts poisoned and unwritten. */
   void begin_checked_instance() {
+    undefined_.clear();
     for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {
       const ir::TensorDecl& t = ir_.tensors[i];
       if (!ir::is_per_instance(t.memory)) continue;
@@ -88,6 +187,7 @@ class ReferenceRunner final : public CoreRunner {
     const ir::TensorDecl& t = ir_.tensors[tensor];
     const std::int64_t n = shape_elements(t.shape);
     written_[tensor].assign(static_cast<std::size_t>(n), 0);
+    mem_undef_[tensor].clear();
     if (t.memory == ir::Memory::private_hbm) own_writer_[tensor].assign(static_cast<std::size_t>(n), kNeverWritten);
     poison(tensors_[tensor].data, t.dtype, n);
   }
@@ -231,21 +331,45 @@ class ReferenceRunner final : public CoreRunner {
     const Shape& s = ir_.tiles[static_cast<std::size_t>(o.tile)].shape;
     std::int64_t flat = 0;
     for (std::size_t d = 0; d < s.size(); ++d) flat = flat * s[d] + (s[d] == 1 ? 0 : c[d]);
+    if (checked_) note_read(o.tile, flat);
     return tiles_[static_cast<std::size_t>(o.tile)][static_cast<std::size_t>(flat)];
   }
   double tile_at(int tile, const std::vector<std::int64_t>& c) const { return value({tile, 0, true}, c); }
 
-  /** Fills tile `result` elementwise: f(c) where the mask holds, 0 elsewhere. */
+  /**
+   * Fills tile `result` elementwise: f(c) where the mask holds; elsewhere 0, or in checked mode
+   * NaN and marked undefined (so is an element computed from an undefined one).
+   */
   template <class F>
   void compute(int result, const ir::Predicate& mask, F f) {
     const ir::TileInfo& ti = ir_.tiles[static_cast<std::size_t>(result)];
     std::vector<double> out(static_cast<std::size_t>(shape_elements(ti.shape)));
     std::vector<std::int64_t> c(ti.shape.size(), 0);
     std::size_t i = 0;
+    if (!checked_) {
+      do {
+        out[i++] = holds(mask, c) ? round_to_dtype(f(c), ti.dtype) : 0.0;
+      } while (next_coord(c, ti.shape));
+      tiles_[static_cast<std::size_t>(result)] = std::move(out);
+      return;
+    }
+    std::vector<std::int32_t> undef(out.size(), kDefined);
+    bool any = false;
     do {
-      out[i++] = holds(mask, c) ? round_to_dtype(f(c), ti.dtype) : 0.0;
+      if (holds(mask, c)) {
+        read_undef_ = kDefined;
+        out[i] = round_to_dtype(f(c), ti.dtype);
+        undef[i] = read_undef_;
+      } else {
+        out[i] = std::numeric_limits<double>::quiet_NaN();
+        undef[i] = kMaskedOff;
+      }
+      any = any || undef[i] != kDefined;
+      ++i;
     } while (next_coord(c, ti.shape));
+    read_undef_ = kDefined;
     tiles_[static_cast<std::size_t>(result)] = std::move(out);
+    tile_undef_[static_cast<std::size_t>(result)] = any ? std::move(undef) : std::vector<std::int32_t>{};
   }
 
   static float f32(double v) { return static_cast<float>(v); }
@@ -253,17 +377,39 @@ class ReferenceRunner final : public CoreRunner {
   void exec(const ir::LoadOp& op) {
     if (checked_) checked_load(op);
     const DType src = ir_.tensors[static_cast<std::size_t>(op.src.tensor)].dtype;
-    compute(op.result, op.mask, [&](const auto& c) { return load_element(element(op.src, c), src); });
+    const bool on_chip = checked_ && ir::is_per_instance(ir_.tensors[static_cast<std::size_t>(op.src.tensor)].memory);
+    compute(op.result, op.mask, [&](const auto& c) {
+      if (on_chip) note_mem_read(op.src.tensor, coord_of(op.src, c).second);
+      return load_element(element(op.src, c), src);
+    });
   }
 
   void exec(const ir::StoreOp& op) {
     if (checked_) checked_store(op);
-    const DType dst = ir_.tensors[static_cast<std::size_t>(op.dst.tensor)].dtype;
+    const ir::TensorDecl& decl = ir_.tensors[static_cast<std::size_t>(op.dst.tensor)];
+    const DType dst = decl.dtype;
+    std::vector<std::int32_t>* mem_undef =
+        checked_ && ir::is_per_instance(decl.memory) ? &mem_undef_[static_cast<std::size_t>(op.dst.tensor)] : nullptr;
     std::vector<std::int64_t> c(op.dst.shape.size(), 0);
     do {
       if (!holds(op.mask, c)) continue;
       std::byte* at = element(op.dst, c);
+      read_undef_ = kDefined;
       const double v = tile_at(op.value, c);
+      if (checked_) {
+        const std::int32_t why = read_undef_;
+        read_undef_ = kDefined;
+        if (mem_undef != nullptr) {  // on chip: the element is as undefined as what was written (+= keeps an old reason)
+          if (mem_undef->empty() && why != kDefined)
+            mem_undef->assign(static_cast<std::size_t>(shape_elements(decl.shape)), kDefined);
+          if (!mem_undef->empty()) {
+            std::int32_t& e = (*mem_undef)[static_cast<std::size_t>(coord_of(op.dst, c).second)];
+            if (!op.accumulate || why != kDefined) e = why;
+          }
+        } else if (why != kDefined) {
+          report_undefined(op, why, c);
+        }
+      }
       if (op.accumulate) store_element(at, dst, ir::apply_binary(ir::BinaryKind::add, f32(load_element(at, dst)), f32(v)));
       else store_element(at, dst, v);
     } while (next_coord(c, op.dst.shape));
@@ -378,6 +524,8 @@ class ReferenceRunner final : public CoreRunner {
     compute(op.result, op.mask, [&](const std::vector<std::int64_t>& c) {
       // PSUM accumulation: one fused multiply-add per product, rounded once, k ascending from 0.
       float acc = 0.0f;
+      if (checked_)
+        for (std::int64_t k = 0; k < K; ++k) note_read(op.stationary, k * M + c[0]), note_read(op.moving, k * N + c[1]);
       for (std::int64_t k = 0; k < K; ++k)
         acc = std::fma(f32(a[static_cast<std::size_t>(k * M + c[0])]), f32(b[static_cast<std::size_t>(k * N + c[1])]), acc);
       return static_cast<double>(std::isnan(acc) ? std::numeric_limits<float>::quiet_NaN() : acc);

@@ -132,10 +132,10 @@ const char* loop_kind_name(LoopKind k);
 
 // ---- ops: every op is a plain struct listed once in NKI_IR_OPS ----
 // Compute ops compute in fp32 and round the result to the result tile's dtype. A compute
-// op's `mask` selects the output elements it computes; the others are 0 and its operands
-// are not read there.
+// op's `mask` selects the output elements it computes; the others are undefined (NKI: not
+// computed; executors leave 0, checked mode poisons them) and operands are not read there.
 
-/** result = src (HBM -> SBUF with nl::load, or a read of an on-chip array); masked-off elements are 0. */
+/** result = src (HBM -> SBUF with nl::load, or a read of an on-chip array); masked-off elements undefined. */
 struct LoadOp {
   int result = -1;
   Access src;
