@@ -1,0 +1,77 @@
+/** \file mamba_v1, v2, v3: each allclose to the float64 reference on both executors, and all three bit-identical. */
+#include "kernel_check.h"
+#include "nki/mamba.h"
+#include "nki/mamba_reference.h"
+
+namespace nk = nki::kernels;
+using nki::DType;
+
+namespace {
+
+struct Inputs {
+  nki::Tensor delta, u, A, B, C;
+  std::vector<nki::Tensor> args() const { return {delta, u, A, B, C}; }
+  std::vector<nki::Shape> shapes() const { return {delta.shape(), u.shape(), A.shape(), B.shape(), C.shape()}; }
+  std::vector<double> reference(const nk::MambaDims& d) const {
+    return kt::ref::mamba(delta.to_values(), u.to_values(), A.to_values(), B.to_values(), C.to_values(), d);
+  }
+};
+
+/** Random fp32 inputs: delta > 0 (a softplus output), A < 0 (a decaying state, as the tutorial chooses). */
+Inputs random_inputs(const nk::MambaDims& d, std::uint32_t seed) {
+  const nki::Shape sd{d.batch, d.channels, d.seq_len}, sb{d.batch, d.state_size, d.seq_len};
+  return {kt::input(sd, DType::fp32, seed, 0.0f, 0.2f), kt::input(sd, DType::fp32, seed + 1),
+          kt::input({d.channels, d.state_size}, DType::fp32, seed + 2, -2.0f, -0.1f),
+          kt::input(sb, DType::fp32, seed + 3), kt::input(sb, DType::fp32, seed + 4)};
+}
+
+constexpr kt::ref::Tolerance kTolerance{1e-5, 1e-3};
+
+/** Each version against the reference (both executors byte-identical); returns the three outputs. */
+std::vector<nki::Tensor> check_versions(const Inputs& in, const nk::MambaDims& d, bool with_v3) {
+  const std::vector<double> want = in.reference(d);
+  std::vector<nki::Tensor> outs;
+  CAPTURE(d.batch);
+  CAPTURE(d.channels);
+  CAPTURE(d.seq_len);
+  CAPTURE(d.state_size);
+  outs.push_back(kt::check_kernel(nk::mamba_v1(), nk::mamba_v1_grid(in.shapes()), in.args(), want, kTolerance));
+  outs.push_back(kt::check_kernel(nk::mamba_v2(), nk::mamba_v2_grid(in.shapes()), in.args(), want, kTolerance));
+  if (with_v3) outs.push_back(kt::check_kernel(nk::mamba_v3(), nk::mamba_v3_grid(in.shapes()), in.args(), want, kTolerance));
+  return outs;
+}
+
+}  // namespace
+
+TEST_CASE("mamba - v1, v2 and v3 match the float64 reference and each other, one and several channel and sequence tiles") {
+  for (const nk::MambaDims& d : {nk::MambaDims{1, 128, 512, 2}, nk::MambaDims{2, 256, 1024, 3}}) {
+    const std::vector<nki::Tensor> outs = check_versions(random_inputs(d, 31), d, true);
+    // The tutorial asserts the versions agree exactly: the same fp32 operations per element in the same order.
+    CHECK(test::first_difference(outs[0], outs[1]) < 0);
+    CHECK(test::first_difference(outs[0], outs[2]) < 0);
+  }
+}
+
+TEST_CASE("mamba - the tutorial's inputs: ones, and A = -1") {
+  const nk::MambaDims d{1, 256, 512, 16};
+  const nki::Shape sd{d.batch, d.channels, d.seq_len}, sb{d.batch, d.state_size, d.seq_len};
+  auto ones = [](const nki::Shape& s, float v) {
+    return nki::Tensor::from_floats(s, DType::fp32, std::vector<float>(static_cast<std::size_t>(nki::shape_elements(s)), v));
+  };
+  const Inputs in{ones(sd, 1.0f), ones(sd, 1.0f), ones({d.channels, d.state_size}, -1.0f), ones(sb, 1.0f), ones(sb, 1.0f)};
+  check_versions(in, d, true);
+}
+
+TEST_CASE("mamba - v1 and v2 take any sequence length; misshapen inputs are refused with the shapes named") {
+  const nk::MambaDims d{1, 128, 100, 3};
+  check_versions(random_inputs(d, 41), d, false);
+  CHECK(test::user_error_of([] { nk::mamba_v3_grid({{1, 128, 100}, {1, 128, 100}, {128, 3}, {1, 3, 100}, {1, 3, 100}}); }) ==
+        "mamba_v3: err_input_shape_not_tiled: delta [1,128,100]: channels must be a multiple of 128 and seq_len a "
+        "multiple of 512");
+  CHECK(test::user_error_of([] { nk::mamba_v1_grid({{1, 100, 64}, {1, 100, 64}, {100, 3}, {1, 3, 64}, {1, 3, 64}}); }) ==
+        "mamba_v1: err_input_shape_not_tiled: delta [1,100,64]: channels must be a multiple of 128 and seq_len a "
+        "multiple of 1");
+  CHECK(test::user_error_of([] { nk::mamba_v2_grid({{1, 128, 64}, {1, 128, 64}, {128, 3}, {1, 4, 64}, {1, 3, 64}}); }) ==
+        "mamba_v2: err_input_shape_mismatch: delta [1,128,64], u [1,128,64], A [128,3], B [1,4,64], C [1,3,64] must be "
+        "[batch, channels, seq_len] twice, [channels, state_size], then [batch, state_size, seq_len] twice");
+}
