@@ -33,9 +33,6 @@ GridSpec mamba_v2_grid(const std::vector<Shape>& shapes) {
   mamba_dims("mamba_v2", shapes, 1);
   return GridSpec{};
 }
-GridSpec mamba_v3_grid(const std::vector<Shape>& shapes) {
-  mamba_dims("mamba_v3", shapes, kMambaSeqTile);
-  return GridSpec{};
-}
+GridSpec mamba_v3_grid(const std::vector<Shape>& shapes) { return mamba_v3_grid(kMambaSeqTile, shapes); }
 
 }  // namespace nki::kernels

@@ -1,8 +1,11 @@
 /**
- * \file mamba_v3: mamba_v2 with the sequence in tiles of 512 (unrolled at trace time, as the
+ * \file mamba_v3: mamba_v2 with the sequence in tiles of F = 512 (unrolled at trace time, as the
  * tutorial's static_range): each tile's scan starts from the last column of the tile before
- * (scan_init), so the intermediate tiles stay small.
+ * (scan_init), so the intermediate tiles stay small. F is tunable (`nki bench mamba_v3`).
  */
+#include <fmt/format.h>
+
+#include "kernel_memo.h"
 #include "nki/mamba.h"
 #include "nki/nki.h"
 
@@ -11,17 +14,17 @@ namespace isa = nki::isa;
 
 namespace nki::kernels {
 
-const Kernel& mamba_v3() {
-  static const Kernel kernel = nki::jit(
+Kernel mamba_v3(std::int64_t seq_tile) {
+  return memo_kernel(seq_tile, [](std::int64_t seq_len_fsize) {
+    return nki::jit(
       "mamba_v3",
-      [](nl::tensor delta, nl::tensor u, nl::tensor A, nl::tensor B, nl::tensor C) {
+      [seq_len_fsize](nl::tensor delta, nl::tensor u, nl::tensor A, nl::tensor B, nl::tensor C) {
         const MambaDims d =
-            mamba_dims("mamba_v3", {delta.shape(), u.shape(), A.shape(), B.shape(), C.shape()}, kMambaSeqTile);
+            mamba_dims("mamba_v3", {delta.shape(), u.shape(), A.shape(), B.shape(), C.shape()}, seq_len_fsize);
         const std::int64_t seq_len = d.seq_len;
         auto output = nl::ndarray({d.batch, d.channels, seq_len}, delta.dtype(), nl::shared_hbm, "output");
         const std::int64_t channel_psize = nl::tile_size::pmax;
         const std::int64_t n_channel_tile = d.channels / channel_psize;
-        const std::int64_t seq_len_fsize = kMambaSeqTile;  // the tutorial's choice, from profiling
         const std::int64_t n_seq_len_tile = seq_len / seq_len_fsize;
 
         for (auto i_batch : nl::affine_range(d.batch)) {
@@ -64,7 +67,34 @@ const Kernel& mamba_v3() {
         return output;
       },
       {"delta", "u", "A", "B", "C"});
+  });
+}
+
+const Kernel& mamba_v3() {
+  static const Kernel kernel = mamba_v3(kMambaSeqTile);
   return kernel;
+}
+
+GridSpec mamba_v3_grid(std::int64_t seq_tile, const std::vector<Shape>& shapes) {
+  mamba_dims("mamba_v3", shapes, seq_tile);
+  return GridSpec{};
+}
+
+TunableKernel mamba_v3_tunable() {
+  TunableKernel k;
+  k.name = "mamba_v3";
+  k.description = "fused mamba with the sequence in F-wide tiles, each scan seeded by the one before";
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t f = 64; f <= 8192; f *= 2) sizes.push_back(f);
+  k.params = {{"F", "sequence elements per tile (seq_len a multiple of F)", sizes, kMambaSeqTile}};
+  k.make = [](const TuningConfig& c) { return mamba_v3(c.at("F")); };
+  k.grid = [](const TuningConfig& c, const std::vector<Shape>& shapes) { return mamba_v3_grid(c.at("F"), shapes); };
+  // No F breaks a hardware limit before the shapes are known: an F that does not divide seq_len
+  // is refused by the grid, one whose tiles overflow SBUF by the simulator's capacity check.
+  k.forbidden = [](const TuningConfig&, const std::vector<TensorSpec>&, const sim::TargetSpec&) -> std::optional<std::string> {
+    return std::nullopt;
+  };
+  return k;
 }
 
 }  // namespace nki::kernels

@@ -45,8 +45,10 @@ TEST_CASE("nki run mamba_v3 - a sequence that is not a multiple of 512 is refuse
     clitest::write_iota_npy(path, shapes[i]);
     args.insert(args.end(), {"--input", path});
   }
+  args.insert(args.end(), {"--output", dir.file("out.npy")});
   const clitest::CliResult r = clitest::run_cli(args);
   CHECK(r.status != 0);
+  CAPTURE(r.err);
   CHECK(r.err.find("mamba_v3: err_input_shape_not_tiled: delta [1,128,100]: channels must be a multiple of 128 and "
                    "seq_len a multiple of 512") != std::string::npos);
 }

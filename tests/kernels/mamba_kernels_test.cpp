@@ -75,3 +75,19 @@ TEST_CASE("mamba - v1 and v2 take any sequence length; misshapen inputs are refu
         "mamba_v2: err_input_shape_mismatch: delta [1,128,64], u [1,128,64], A [128,3], B [1,4,64], C [1,3,64] must be "
         "[batch, channels, seq_len] twice, [channels, state_size], then [batch, state_size, seq_len] twice");
 }
+
+TEST_CASE("mamba - v3's sequence tile is tunable, every size gives the same bits") {
+  const nk::MambaDims d{1, 128, 1024, 2};
+  const Inputs in = random_inputs(d, 51);
+  const nki::TunableKernel t = nk::mamba_v3_tunable();
+  const nki::Tensor base = kt::check_kernel(nk::mamba_v3(), nk::mamba_v3_grid(in.shapes()), in.args(), in.reference(d), kTolerance);
+  for (std::int64_t f : {128, 1024}) {
+    CAPTURE(f);
+    const nki::TuningConfig c{{{"F", f}}};
+    const nki::Tensor out = kt::check_kernel(t.make(c), t.grid(c, in.shapes()), in.args(), in.reference(d), kTolerance);
+    CHECK(test::first_difference(out, base) < 0);
+  }
+  CHECK(test::user_error_of([&] { t.grid(nki::TuningConfig{{{"F", 2048}}}, in.shapes()); }) ==
+        "mamba_v3: err_input_shape_not_tiled: delta [1,128,1024]: channels must be a multiple of 128 and seq_len a "
+        "multiple of 2048");
+}

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nki/kernel.h"
+#include "nki/tunable_kernel.h"
 
 namespace nki::kernels {
 
@@ -35,5 +36,14 @@ inline constexpr std::int64_t kMambaSeqTile = 512;
 /** v3: v2 with the sequence in tiles of 512, each scan starting from the last column of the one before. */
 const Kernel& mamba_v3();
 GridSpec mamba_v3_grid(const std::vector<Shape>& shapes);
+/** v3 with sequence tiles of `seq_tile` (one Kernel per size, made once); seq_len must be a multiple of it. */
+Kernel mamba_v3(std::int64_t seq_tile);
+GridSpec mamba_v3_grid(std::int64_t seq_tile, const std::vector<Shape>& shapes);
+/**
+ * mamba_v3 as a tunable kernel for `nki bench`: F (64..8192, powers of two, default 512), the
+ * tutorial's "magic number decided through profiling". Every F gives bit-identical results (the
+ * carry between tiles is the exact fp32 scan state).
+ */
+TunableKernel mamba_v3_tunable();
 
 }  // namespace nki::kernels

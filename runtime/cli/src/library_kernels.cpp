@@ -38,9 +38,10 @@ void register_library_kernels(KernelRegistry& registry) {
   registry.add({"mamba_v2", "mamba_v1 with channel tiles outer: delta and u loaded once per channel tile", mamba_v2(),
                 mamba_v2_grid});
   registry.add({"mamba_v3", "mamba_v2 with the sequence in 512-wide tiles, each scan seeded by the one before",
-                mamba_v3(), mamba_v3_grid});
+                mamba_v3(), [](const std::vector<Shape>& s) { return mamba_v3_grid(s); }});
   registry.add_tunable(tensor_add_tiled_tunable());
   registry.add_tunable(matmul_fully_optimized_tunable());  // the plain matmul_fully_optimized above stays
+  registry.add_tunable(mamba_v3_tunable());               // so does the plain mamba_v3
 }
 
 }  // namespace nki::cli
