@@ -108,6 +108,32 @@ TEST_CASE("isa::tensor_tensor_scan - bf16 data, the carry kept in fp32 between e
   lt::check_both(k, lt::no_grid(), {a, b}, want, "scan bf16");
 }
 
+TEST_CASE("isa::tensor_tensor_scan - one operand in PSUM (data1, then data0)") {
+  // bt [F, P] transposed on the Tensor engine is a [P, F] PSUM tile (an exact copy).
+  const nki::Kernel k = nki::jit("scan_psum", [](nl::tensor a, nl::tensor bt) {
+    auto o1 = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm, "o1");
+    auto o2 = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm, "o2");
+    auto x = nl::load(a.all());
+    auto y = isa::nc_transpose(nl::load(bt.all()));  // (P, F) in PSUM
+    nl::store(o1.all(), isa::tensor_tensor_scan(x, y, 0.0, nl::multiply, nl::add));
+    nl::store(o2.all(), isa::tensor_tensor_scan(y, x, 1.0, nl::add, nl::multiply));
+    return std::make_tuple(o1, o2);
+  });
+  const std::int64_t p = 64, f = 96;
+  const auto n = static_cast<std::size_t>(p * f);
+  auto a = lt::make({p, f}, DType::fp32, test::random_floats(n, 211, -1.0f, 1.0f));
+  auto bt = lt::make({f, p}, DType::fp32, test::random_floats(n, 212, -1.0f, 1.0f));
+  const auto av = a.to_floats(), btv = bt.to_floats();
+  std::vector<float> b(n);
+  for (std::int64_t i = 0; i < p; ++i)
+    for (std::int64_t j = 0; j < f; ++j) b[static_cast<std::size_t>(i * f + j)] = btv[static_cast<std::size_t>(j * p + i)];
+  const std::vector<float> zeros(static_cast<std::size_t>(p), 0.0f), ones(static_cast<std::size_t>(p), 1.0f);
+  lt::check_both(k, lt::no_grid(), {a, bt},
+                 {host_scan({}, av, b, zeros, p, f, DType::fp32),
+                  host_scan({Op::add, Op::multiply, false, false}, b, av, ones, p, f, DType::fp32)},
+                 "scan with a PSUM operand");
+}
+
 TEST_CASE("isa::tensor_tensor_scan - randomized ops, operand order, initial values and shapes") {
   std::mt19937 rng(2024);
   const Op ops[] = {Op::add, Op::subtract, Op::multiply, Op::maximum, Op::minimum};
