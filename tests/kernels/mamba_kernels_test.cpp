@@ -91,3 +91,47 @@ TEST_CASE("mamba - v3's sequence tile is tunable, every size gives the same bits
         "mamba_v3: err_input_shape_not_tiled: delta [1,128,1024]: channels must be a multiple of 128 and seq_len a "
         "multiple of 2048");
 }
+
+TEST_CASE("mamba - v3 with a sequential_range over sequence tiles (the tutorial's FIXME) gives v3's bits") {
+  // The tutorial unrolls the sequence tiles because NKI's sequential_range gave wrong answers;
+  // here the loop is traced once, its tile windows start at the loop variable, and the carry
+  // goes through scan_init from one iteration to the next.
+  namespace nl = nki::language;
+  namespace isa = nki::isa;
+  const nki::Kernel k = nki::jit(
+      "mamba_v3_sequential",
+      [](nl::tensor delta, nl::tensor u, nl::tensor A, nl::tensor B, nl::tensor C) {
+        const std::int64_t channels = delta.shape()[1], seq_len = delta.shape()[2], states = A.shape()[1];
+        const std::int64_t fsize = 256;
+        auto output = nl::ndarray(delta.shape(), delta.dtype(), nl::shared_hbm, "output");
+        for (auto i_channel_tile : nl::affine_range(channels / 128)) {
+          const nl::ds rows(i_channel_tile * 128, 128);
+          auto accum = nl::zeros({nl::par_dim(128), seq_len}, delta.dtype(), nl::sbuf, "accum");
+          auto delta_i = nl::load(delta[0, rows, nl::_]);
+          auto u_i = nl::load(u[0, rows, nl::_]);
+          for (auto i_state : nl::affine_range(states)) {
+            auto A_i = nl::load(A[rows, i_state]);
+            auto scan_init = nl::zeros({128, 1}, delta.dtype(), nl::sbuf, "scan_init");
+            for (auto i_seq : nl::sequential_range(seq_len / fsize)) {
+              const nl::ds seq(i_seq * fsize, fsize);
+              auto deltaA = isa::activation(nl::exp, delta_i[nl::_, seq], 0.0, A_i);
+              auto deltaU = isa::tensor_tensor(delta_i[nl::_, seq], u_i[nl::_, seq], nl::multiply);
+              auto deltaBu = isa::tensor_tensor(deltaU, nl::load(B[0, nl::ds(i_state, 1), seq]).broadcast_to({128, fsize}),
+                                                nl::multiply);
+              auto scan_res = isa::tensor_tensor_scan(deltaA, deltaBu, scan_init, nl::multiply, nl::add);
+              scan_init.all() = scan_res[nl::_, fsize - 1];
+              accum[nl::_, seq] += isa::tensor_tensor(
+                  scan_res, nl::load(C[0, nl::ds(i_state, 1), seq]).broadcast_to({128, fsize}), nl::multiply);
+            }
+          }
+          nl::store(output[0, rows, nl::_], accum);
+        }
+        return output;
+      },
+      {"delta", "u", "A", "B", "C"});
+  const nk::MambaDims d{1, 256, 1024, 3};
+  const Inputs in = random_inputs(d, 61);
+  const nki::Tensor want = kt::check_kernel(nk::mamba_v3(), nk::mamba_v3_grid(in.shapes()), in.args(), in.reference(d), kTolerance);
+  const nki::Tensor got = kt::check_kernel(k, {}, in.args(), in.reference(d), kTolerance);
+  CHECK(test::first_difference(got, want) < 0);
+}
