@@ -385,25 +385,35 @@ const char* subscript_kind(const index_arg& s) {
   return "?";
 }
 
-/** Resolves tensor[subscripts] into an IR access: one index per dimension, broadcast to a tile shape. */
-ir::Access make_access(Trace& t, const access& a) {
-  const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(a.tensor()));
-  const SourceLoc loc = here(a.loc());
-  check_tensor_scope(t, a.tensor(), loc);
-  std::vector<index_arg> subs = a.subscripts();
+struct resolved {
+  std::vector<ir::IndexExpr> indices;
+  Shape shape;
+};
+
+/**
+ * Resolves subscripts of something of shape `dims` (`what`: "tensor a" or "tile %t3", for
+ * messages) into one index per dimension, broadcast to a tile shape.
+ */
+resolved resolve_subscripts(Trace& t, const std::string& what, const Shape& dims, std::vector<index_arg> subs,
+                            const source_location& where) {
+  const SourceLoc loc = here(where);
+  struct {
+    const std::string& name;
+    const Shape& shape;
+  } decl{what, dims};
   if (subs.size() > decl.shape.size()) {
     t.fail("err_index_rank_mismatch", loc,
-           fmt::format("tensor {} of shape {} has {} dimensions but was indexed with {}", decl.name,
+           fmt::format("{} of shape {} has {} dimensions but was indexed with {}", decl.name,
                        shape_str(decl.shape), decl.shape.size(), subs.size()));
   }
-  while (subs.size() < decl.shape.size()) subs.emplace_back(index_arg::kind::omitted, a.loc());  // trailing dims: whole
+  while (subs.size() < decl.shape.size()) subs.emplace_back(index_arg::kind::omitted, where);  // trailing dims: whole
   int slices = 0, arrays = 0;
   const index_arg* first_slice = nullptr;
   const index_arg* first_array = nullptr;
   for (const index_arg& s : subs) {
     if (s.k == index_arg::kind::value && s.expr.unexpanded_arange) {
       t.fail("err_1d_arange_not_supported", loc,
-             fmt::format("tensor {} is indexed with a 1-D arange({}); expand it with [_, newaxis] or [newaxis, _]",
+             fmt::format("{} is indexed with a 1-D arange({}); expand it with [_, newaxis] or [newaxis, _]",
                          decl.name, *s.expr.unexpanded_arange));
     }
     if (s.k != index_arg::kind::value) {
@@ -416,11 +426,11 @@ ir::Access make_access(Trace& t, const access& a) {
   }
   if (slices > 0 && arrays > 0) {
     t.fail("err_unsupported_mixing_basic_advanced_tensor_indexing", loc,
-           fmt::format("tensor {} is indexed with both {} and an index array of shape {}; use only slices "
+           fmt::format("{} is indexed with both {} and an index array of shape {}; use only slices "
                        "(nl::ds, _) or only index arrays (arange, mgrid) in one access",
                        decl.name, subscript_kind(*first_slice), shape_str(first_array->expr.shape)));
   }
-  ir::Access out{a.tensor(), {}, {}, loc};
+  resolved out;
   Shape shape;
   if (slices > 0) {
     // Basic indexing: each slice becomes the next tile dimension; integers select.
@@ -431,7 +441,7 @@ ir::Access make_access(Trace& t, const access& a) {
       const std::int64_t size = subs[d].k == index_arg::kind::slice ? subs[d].size : decl.shape[d];
       if (size <= 0) {
         t.fail("err_invalid_slice", loc,
-               fmt::format("slice of dimension {} of tensor {} has size {}; sizes must be positive", d, decl.name,
+               fmt::format("slice of dimension {} of {} has size {}; sizes must be positive", d, decl.name,
                            size));
       }
       shape.push_back(size);
@@ -441,7 +451,7 @@ ir::Access make_access(Trace& t, const access& a) {
                                                                                                   : ir::IndexExpr{};
       if (!e.shape.empty()) {
         t.fail("err_unsupported_mixing_basic_advanced_tensor_indexing", loc,
-               fmt::format("the start of a slice of tensor {} is an index array of shape {}; a slice starts at a "
+               fmt::format("the start of a slice of {} is an index array of shape {}; a slice starts at a "
                            "scalar index",
                            decl.name, shape_str(e.shape)));
       }
@@ -459,7 +469,7 @@ ir::Access make_access(Trace& t, const access& a) {
       auto b = ir::broadcast_shapes(shape, s.expr.shape);
       if (!b) {
         t.fail("err_index_shape_mismatch", loc,
-               fmt::format("indices of tensor {} have shapes that do not broadcast: {} and {}", decl.name,
+               fmt::format("indices of {} have shapes that do not broadcast: {} and {}", decl.name,
                            shape_str(shape), shape_str(s.expr.shape)));
       }
       shape = *b;
@@ -494,6 +504,15 @@ bool fits_tile(const Shape& into, const Shape& value) {
   for (std::size_t d = 0; d < b->size(); ++d)
     if ((*b)[d] != (d < into.size() ? into[d] : 1)) return false;
   return true;
+}
+
+/** Resolves tensor[subscripts] into an IR access: one index per dimension, broadcast to a tile shape. */
+ir::Access make_access(Trace& t, const access& a) {
+  const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(a.tensor()));
+  const SourceLoc loc = here(a.loc());
+  check_tensor_scope(t, a.tensor(), loc);
+  resolved r = resolve_subscripts(t, "tensor " + decl.name, decl.shape, a.subscripts(), a.loc());
+  return ir::Access{a.tensor(), std::move(r.indices), std::move(r.shape), loc};
 }
 
 ir::Predicate checked_mask(Trace& t, const predicate& m, const Shape& shape, const char* op, const SourceLoc& loc) {
@@ -787,6 +806,108 @@ operand::operand(const access& a, source_location l) : scalar(0), scalar_is_floa
 
 operand::operand(const tensor& x, source_location l) : operand(x.all(l), l) {}
 
+// ---- tile subscripts and broadcasts ----
+
+namespace {
+
+/** Smallest and largest value of `e` over its tile axes, every loop's iterations and the launch grid. */
+std::pair<std::int64_t, std::int64_t> index_range(Trace& t, const ir::IndexExpr& e) {
+  std::int64_t lo = e.constant, hi = e.constant;
+  for (const ir::Term& term : e.terms) {
+    const auto i = static_cast<std::size_t>(term.sym.index);
+    std::int64_t extent = 1;
+    switch (term.sym.kind) {
+      case ir::Sym::Kind::axis: extent = e.shape.at(i); break;
+      case ir::Sym::Kind::loop: extent = t.ir().loops.at(i).trip; break;
+      case ir::Sym::Kind::program_id: extent = t.grid().at(i); break;
+    }
+    const std::int64_t last = term.coeff * (extent - 1);
+    lo += std::min<std::int64_t>(0, last);
+    hi += std::max<std::int64_t>(0, last);
+  }
+  return {lo, hi};
+}
+
+/** result[c] = data[indices(c)], after checking every index stays inside the tile. */
+int view_op(Trace& t, int data, std::vector<ir::IndexExpr> indices, const Shape& shape, const SourceLoc& loc) {
+  const ir::TileInfo from = tile_info(t, data);
+  for (std::size_t d = 0; d < indices.size(); ++d) {
+    const auto [lo, hi] = index_range(t, indices[d]);
+    if (lo < 0 || hi >= from.shape[d]) {
+      t.fail("err_tensor_access_out_of_bound", loc,
+             fmt::format("tile %t{} {}: index {} of dimension {} ranges over [{}, {}]; the valid range is [0, {}]",
+                         data, shape_str(from.shape), ir::to_string(indices[d]), d, lo, hi, from.shape[d] - 1));
+    }
+  }
+  // The partitions of the result are the tile's own: its axis 0 may only walk dimension 0.
+  for (std::size_t d = 1; d < indices.size() && shape[0] > 1; ++d) {
+    if (indices[d].coeff_of({ir::Sym::Kind::axis, 0}) != 0 && indices[d].shape.at(0) > 1) {
+      t.fail("err_num_partition_mismatch", loc,
+             fmt::format("tile %t{} {}: the subscript takes the {} partitions of the result from free dimension {}; "
+                         "a tile subscript keeps the partition dimension first (select one partition with "
+                         "nl::ds(p, 1))",
+                         data, shape_str(from.shape), shape[0], d));
+    }
+  }
+  check_partition_limit(t, shape, loc);
+  const int result = t.add_tile(shape, from.dtype, from.memory);
+  t.emit(ir::ViewOp{result, data, std::move(indices), loc});
+  return result;
+}
+
+}  // namespace
+
+tile tile::subscript(std::vector<index_arg> subs) const {
+  const source_location sl = subs.front().loc;
+  Trace& t = Trace::current("tile[]", sl);
+  const SourceLoc loc = here(sl);
+  check_tile_scope(t, id_, loc);
+  const Shape dims = tile_info(t, id_).shape;
+  resolved r = resolve_subscripts(t, fmt::format("tile %t{}", id_), dims, std::move(subs), sl);
+  return tile(view_op(t, id_, std::move(r.indices), r.shape, loc));
+}
+
+tile tile::broadcast_to(const Shape& shape, source_location loc) const {
+  return nki::language::broadcast_to(*this, shape, {}, loc);
+}
+
+tile broadcast_to(const operand& x, const Shape& shape, const op_options& o, source_location sl) {
+  Trace& t = Trace::current("broadcast_to", sl);
+  const SourceLoc loc = here(sl);
+  if (x.is_scalar()) t.fail("err_scalar_only_operation", loc, "nl::broadcast_to needs a tile, got a scalar");
+  check_tile_scope(t, x.tile_id, loc);
+  const Shape from = tile_info(t, x.tile_id).shape;
+  if (shape.size() != from.size()) {
+    t.fail("err_invalid_shape", loc,
+           fmt::format("nl::broadcast_to of a tile of shape {} to {}: the target shape has the tile's rank ({})",
+                       shape_str(from), shape_str(shape), from.size()));
+  }
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == from[d] || (from[d] == 1 && shape[d] > 0)) continue;
+    t.fail(d == 0 ? "err_num_partition_mismatch" : "err_free_dim_mismatch", loc,
+           fmt::format("nl::broadcast_to of a tile of shape {} to {}: dimension {} of size {} is neither {} nor 1",
+                       shape_str(from), shape_str(shape), d, from[d], shape[d]));
+  }
+  int result = x.tile_id;
+  if (shape != from) {
+    std::vector<ir::IndexExpr> indices;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      if (from[d] == 1) {  // every coordinate reads element 0
+        indices.push_back(ir::IndexExpr::constant_of(0));
+        continue;
+      }
+      ir::IndexExpr ax = ir::IndexExpr::symbol({ir::Sym::Kind::axis, static_cast<int>(d)});
+      ax.shape = Shape(shape.size(), 1);
+      ax.shape[d] = shape[d];
+      indices.push_back(std::move(ax));
+    }
+    result = view_op(t, x.tile_id, std::move(indices), shape, loc);
+  }
+  if ((o.dtype && *o.dtype != tile_info(t, result).dtype) || !o.mask.empty())
+    return copy(tile(result), {.dtype = o.dtype, .mask = o.mask}, sl);
+  return tile(result);
+}
+
 namespace {
 void write_window(const access& dst, const operand& value, bool accumulate) {
   // Assignment operators take no source_location: the window's subscript is on the user's line.
@@ -798,10 +919,6 @@ void write_window(const access& dst, const operand& value, bool accumulate) {
     t.fail("err_unsupported_memory", loc,
            fmt::format("tensor {} is in {}: write HBM with nl::store; `=` and `+=` write on-chip arrays", decl.name,
                        memory_label(decl.memory)));
-  }
-  if (accumulate && decl.memory != ir::Memory::psum) {
-    t.fail("err_unsupported_memory", loc,
-           fmt::format("`+=` accumulates into PSUM; tensor {} is in {}", decl.name, memory_label(decl.memory)));
   }
   ir::Access acc = make_access(t, dst);
   int v = value.tile_id;
@@ -1131,6 +1248,60 @@ nl::tile affine_select(const nl::predicate& pred, const nl::operand& on_true, co
                   nl::to_ir(t, on_true, loc), nl::to_ir(t, on_false_value, loc),
                   nl::checked_mask(t, o.mask, shape, "isa::affine_select", loc), loc};
   op.result = t.add_tile(shape, dtype);
+  t.emit(std::move(op));
+  return nl::tile(op.result);
+}
+
+nl::tile tensor_tensor_scan(const nl::operand& data0, const nl::operand& data1, const nl::operand& initial,
+                            const nl::binary_fn& op0, const nl::binary_fn& op1, const scan_options& o,
+                            std::source_location sl) {
+  Trace& t = Trace::current("tensor_tensor_scan", sl);
+  const SourceLoc loc = here(sl);
+  constexpr const char* name = "isa::tensor_tensor_scan";
+  for (const auto& [d, role] : {std::pair{&data0, "data0"}, std::pair{&data1, "data1"}}) {
+    if (d->is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("{}: {} is a scalar; it must be a tile", name, role));
+    nl::check_tile_scope(t, d->tile_id, loc);
+    const Shape& s = nl::tile_info(t, d->tile_id).shape;
+    if (s.size() != 2) {
+      t.fail("err_unsupported_tile_rank", loc,
+             fmt::format("{}: {} must be a 2-D tile [P, F], got shape {}", name, role, shape_str(s)));
+    }
+  }
+  const ir::TileInfo& a = nl::tile_info(t, data0.tile_id);
+  const ir::TileInfo& b = nl::tile_info(t, data1.tile_id);
+  if (a.shape[0] != b.shape[0]) {
+    t.fail("err_num_partition_mismatch", loc,
+           fmt::format("{}: data0 {} and data1 {} have different partition counts", name, shape_str(a.shape),
+                       shape_str(b.shape)));
+  }
+  if (a.shape[1] != b.shape[1]) {
+    t.fail("err_free_dim_mismatch", loc,
+           fmt::format("{}: data0 {} and data1 {} have different numbers of elements per partition", name,
+                       shape_str(a.shape), shape_str(b.shape)));
+  }
+  if (a.memory == ir::Memory::psum && b.memory == ir::Memory::psum) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("{}: data0 and data1 are both in PSUM; at most one of them may be (copy one to SBUF first)", name));
+  }
+  if (!initial.is_scalar()) {
+    nl::check_tile_scope(t, initial.tile_id, loc);
+    const Shape& s = nl::tile_info(t, initial.tile_id).shape;
+    if (s[0] != a.shape[0]) {
+      t.fail("err_num_partition_mismatch", loc,
+             fmt::format("{}: initial {} has {} partitions; the data have {}", name, shape_str(s), s[0], a.shape[0]));
+    }
+    std::int64_t per_partition = 1;
+    for (std::size_t d = 1; d < s.size(); ++d) per_partition *= s[d];
+    if (per_partition != 1) {
+      t.fail("err_free_dim_mismatch", loc,
+             fmt::format("{}: initial is a scalar or a tile of one element per partition ([{}, 1]), got {}", name,
+                         a.shape[0], shape_str(s)));
+    }
+  }
+  const DType dtype = o.dtype.value_or(nl::promoted(t, {&data0, &data1}));
+  ir::ScanOp op{-1, op0.kind, op1.kind, data0.tile_id, data1.tile_id, nl::to_ir(t, initial, loc), o.reverse0,
+                o.reverse1, loc};
+  op.result = t.add_tile(a.shape, dtype);
   t.emit(std::move(op));
   return nl::tile(op.result);
 }

@@ -194,6 +194,22 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     in.ideal_tensor_us = static_cast<double>(in.flops) / (t.peak_flops_bf16() / (fp32 ? 4.0 : 1.0)) * 1e6;
     return true;
   }
+  if (const auto* sc = std::get_if<ir::ScanOp>(&op)) {
+    // Streams both inputs through the Vector engine like tensor_tensor; the carry adds no pass.
+    const Shape& sh = tile(sc->result).shape;
+    compute(in, t, Engine::vector, vector_cycles(free_size(sh), 2),
+            fmt::format("tensor_tensor_scan {} {} {}", ir::binary_name(sc->op0), ir::binary_name(sc->op1), shape_str(sh)));
+    return true;
+  }
+  if (const auto* v = std::get_if<ir::ViewOp>(&op)) {
+    // A window of a tile is an access pattern of the instruction that reads it; engines read
+    // each partition from its own lane, so spreading one partition over many is a copy.
+    const Shape& from = tile(v->data).shape;
+    const Shape& sh = tile(v->result).shape;
+    if (partitions(from) != 1 || partitions(sh) == 1) return false;
+    compute(in, t, Engine::vector, vector_cycles(free_size(sh), 1), fmt::format("partition broadcast {}", shape_str(sh)));
+    return true;
+  }
   if (const auto* tr = std::get_if<ir::TransposeOp>(&op)) {
     const ir::TileInfo& d = tile(tr->data);
     compute(in, t, Engine::tensor, matmul_cycles(free_size(d.shape), partitions(d.shape), d.dtype == DType::fp32),
@@ -390,6 +406,13 @@ class CoreScheduler {
       tile_end_[static_cast<std::size_t>(l->result)] = r.at;
       tile_queue_[static_cast<std::size_t>(l->result)] = -1;
       view_[static_cast<std::size_t>(l->result)] = std::pair{l->src.tensor, std::move(b)};
+      return;
+    }
+    if (const auto* v = std::get_if<ir::ViewOp>(&op); v && !has_[at]) {  // a window of a tile: ready with the tile
+      const std::size_t from = static_cast<std::size_t>(v->data), to = static_cast<std::size_t>(v->result);
+      tile_end_[to] = tile_end_[from];
+      tile_queue_[to] = tile_queue_[from];
+      view_[to] = view_[from];
       return;
     }
     if (const auto* a = std::get_if<ir::AllocOp>(&op);

@@ -17,6 +17,8 @@ inline const char* op_label(const ir::Op& op) {
   if (const auto* r = std::get_if<ir::ReduceOp>(&op)) return ir::reduce_name(r->kind);
   if (std::holds_alternative<ir::MatmulOp>(op)) return "matmul";
   if (std::holds_alternative<ir::TransposeOp>(op)) return "transpose";
+  if (std::holds_alternative<ir::ScanOp>(op)) return "tensor_tensor_scan";
+  if (std::holds_alternative<ir::ViewOp>(op)) return "view";
   if (std::holds_alternative<ir::LoopOp>(op)) return "loop";
   return "end";
 }

@@ -188,7 +188,7 @@ TEST_CASE("nki run --autotune - without a record it says why and runs the defaul
   check_refused(run_cli({"run", "tensor_add", "--autotune", "--input", dir.file("a.npy"), "--input", dir.file("b.npy"),
                          "--output", dir.file("d.npy")}),
                 "nki run: tensor_add: err_not_tunable: --autotune: has no tile parameters to tune; tunable kernels: "
-                "matmul_fully_optimized, tensor_add_tiled",
+                "mamba_v3, matmul_fully_optimized, tensor_add_tiled",
                 dir, dir.file("d.npy"));
 }
 
@@ -201,9 +201,9 @@ TEST_CASE("nki bench - bad input: one line, exit 2, nothing printed, no output f
     check_refused(run_cli(args), line, dir, csv);
   };
   refused({"bench", "no_such", "--sweep", "P=32"},
-          "nki bench: err_unknown_kernel: unknown kernel \"no_such\"; tunable kernels: matmul_fully_optimized, tensor_add_tiled");
+          "nki bench: err_unknown_kernel: unknown kernel \"no_such\"; tunable kernels: mamba_v3, matmul_fully_optimized, tensor_add_tiled");
   refused({"bench", "tensor_add", "--sweep", "P=32"},
-          "nki bench: tensor_add: err_not_tunable: has no tile parameters to sweep; tunable kernels: matmul_fully_optimized, tensor_add_tiled");
+          "nki bench: tensor_add: err_not_tunable: has no tile parameters to sweep; tunable kernels: mamba_v3, matmul_fully_optimized, tensor_add_tiled");
   refused(bench_args("P=32;F=64..100", {}),
           "nki bench: err_invalid_sweep: --sweep \"P=32;F=64..100\": range 64..100 of F: 100 is not 64 times a power "
           "of 2 (LO..HI doubles from LO to HI)");

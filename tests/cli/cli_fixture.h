@@ -23,7 +23,7 @@ namespace clitest {
 
 /** How an unknown-kernel error lists the library's kernels (sorted). */
 inline const std::string kKnownKernels =
-    "average_pool2d, layernorm, matmul_basic, matmul_block_free_dimension, matmul_fully_optimized, matmul_hoist_load, "
+    "average_pool2d, layernorm, mamba_v1, mamba_v2, mamba_v3, matmul_basic, matmul_block_free_dimension, matmul_fully_optimized, matmul_hoist_load, "
     "matmul_tiled, rmsnorm, softmax, tensor_add, tensor_add_nc2, tensor_add_tiled, transpose2d";
 
 namespace fs = std::filesystem;

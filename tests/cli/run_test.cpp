@@ -266,7 +266,8 @@ TEST_CASE("cli: nki list names every library kernel, one per line, sorted") {
   std::vector<std::string> names;
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);) names.push_back(line.substr(0, line.find(' ')));
-  CHECK(names == std::vector<std::string>{"average_pool2d", "layernorm", "matmul_basic", "matmul_block_free_dimension",
+  CHECK(names == std::vector<std::string>{"average_pool2d", "layernorm", "mamba_v1", "mamba_v2", "mamba_v3",
+                                         "matmul_basic", "matmul_block_free_dimension",
                                          "matmul_fully_optimized", "matmul_hoist_load", "matmul_tiled", "rmsnorm", "softmax",
                                          "tensor_add", "tensor_add_nc2", "tensor_add_tiled", "transpose2d"});
 }

@@ -51,24 +51,24 @@ TEST_CASE("err_unsupported_memory - nl::store into an sbuf array") {
                     kFile, line));
 }
 
-TEST_CASE("err_unsupported_memory - += into an sbuf array") {
+TEST_CASE("err_unsupported_memory - += into an HBM window") {
+  // += accumulates into on-chip arrays (SBUF or PSUM); HBM is written with nl::store.
   static int line = 0;
   const nki::Kernel k = nki::jit(
-      "accumulate_sbuf",
+      "accumulate_hbm",
       [](nl::tensor a) {
-        auto out = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm);
-        auto acc = nl::zeros({128, 64}, nl::float32, nl::sbuf, "acc");
+        auto out = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm, "out");
         auto [ip, jf] = nl::mgrid(128, 64);
+        nl::store(out[ip, jf], nl::load(a[ip, jf]));
         line = __LINE__ + 1;
-        acc[ip, jf] += nl::load(a[ip, jf]);
-        nl::store(out[ip, jf], nl::copy(acc[ip, jf]));
+        out[ip, jf] += nl::load(a[ip, jf]);
         return out;
       },
       {"a"});
   auto a = input();
   const std::string msg = test::user_error_of([&] { k(a); });
-  CHECK(msg == fmt::format("accumulate_sbuf ({}:{}): err_unsupported_memory: `+=` accumulates into PSUM; tensor acc is in "
-                    "sbuf",
+  CHECK(msg == fmt::format("accumulate_hbm ({}:{}): err_unsupported_memory: tensor out is in shared_hbm: write HBM with "
+                    "nl::store; `=` and `+=` write on-chip arrays",
                     kFile, line));
 }
 

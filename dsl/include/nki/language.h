@@ -270,7 +270,22 @@ class tile {
   Shape shape() const;
   DType dtype() const;
 
+  /**
+   * A window of the tile, numpy's basic indexing: tile[nl::ds(0, 128), 511] is the last
+   * column as a [128] tile, tile[_, nl::ds(s, 512)] a [P, 512] slice. Subscripts are
+   * integers, affine scalar indices, slices or `_`; trailing dimensions not written are whole.
+   */
+  tile operator[](index_arg i0) const { return subscript({i0}); }
+  tile operator[](index_arg i0, index_arg i1) const { return subscript({i0, i1}); }
+  tile operator[](index_arg i0, index_arg i1, index_arg i2) const { return subscript({i0, i1, i2}); }
+  tile operator[](index_arg i0, index_arg i1, index_arg i2, index_arg i3) const {
+    return subscript({i0, i1, i2, i3});
+  }
+  /** The tile broadcast to `shape` (same rank; each dimension equal or from size 1), as tile.broadcast_to in NKI. */
+  tile broadcast_to(const Shape& shape, source_location loc = source_location::current()) const;
+
  private:
+  tile subscript(std::vector<index_arg> subscripts) const;
   int id_;
 };
 
@@ -432,6 +447,10 @@ void store(const access& dst, const operand& value, const store_options& o = {},
            source_location loc = source_location::current());
 /** nl.copy: the value (of an on-chip window too), converted to `dtype` if given. */
 tile copy(const operand& x, const op_options& o = {}, source_location loc = source_location::current());
+
+/** nl.broadcast_to: `x` broadcast to `shape` (numpy rules, same rank), converted to `dtype` if given. */
+tile broadcast_to(const operand& x, const Shape& shape, const op_options& o = {},
+                  source_location loc = source_location::current());
 
 // ---- elementwise ----
 
@@ -609,6 +628,21 @@ nl::tile iota(const nl::index& expr, DType dtype, const nl::op_options& o = {},
 /** pred ? on_true : on_false_value, with an affine predicate (isa.affine_select). */
 nl::tile affine_select(const nl::predicate& pred, const nl::operand& on_true, const nl::operand& on_false_value,
                        const nl::op_options& o = {}, std::source_location loc = std::source_location::current());
+/** Keyword arguments of isa::tensor_tensor_scan. */
+struct scan_options {
+  bool reverse0 = false;  ///< op0(carry, data0) instead of op0(data0, carry)
+  bool reverse1 = false;  ///< op1(data1, x) instead of op1(x, data1)
+  std::optional<DType> dtype;
+};
+/**
+ * isa.tensor_tensor_scan on the Vector engine: per partition, along the free axis,
+ * result[:, i] = op1(op0(data0[:, i], result[:, i-1]), data1[:, i]) with result[:, -1] =
+ * initial (a scalar or a [P, 1] tile). data0 and data1 are [P, F] tiles, not both in PSUM;
+ * fp32 math, the result rounded to o.dtype (default: the promoted dtype of data0 and data1).
+ */
+nl::tile tensor_tensor_scan(const nl::operand& data0, const nl::operand& data1, const nl::operand& initial,
+                            const nl::binary_fn& op0, const nl::binary_fn& op1, const scan_options& o = {},
+                            std::source_location loc = std::source_location::current());
 /** Fills an on-chip window with a value (isa.memset). */
 void memset(const nl::access& dst, double value, std::source_location loc = std::source_location::current());
 

@@ -266,6 +266,8 @@ struct Reads {
   void operator()(const ReduceOp& op) { out.push_back(op.data); }
   void operator()(const MatmulOp& op) { out.push_back(op.stationary), out.push_back(op.moving); }
   void operator()(const TransposeOp& op) { out.push_back(op.data); }
+  void operator()(const ScanOp& op) { out.push_back(op.data0), out.push_back(op.data1), add_tile(out, op.initial); }
+  void operator()(const ViewOp& op) { out.push_back(op.data); }
   void operator()(const LoopOp&) {}
   void operator()(const LoopEndOp&) {}
   void operator()(const std::monostate&) {}

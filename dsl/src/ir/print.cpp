@@ -72,6 +72,16 @@ struct OpPrinter {
   std::string operator()(const TransposeOp& op) const {
     return fmt::format("%t{} = transpose %t{} : {}", op.result, op.data, tile_type(k, op.result));
   }
+  std::string operator()(const ScanOp& op) const {
+    return fmt::format("%t{} = scan {}{}, {}{} %t{}, %t{}, initial {} : {}", op.result, binary_name(op.op0),
+                       op.reverse0 ? " reversed" : "", binary_name(op.op1), op.reverse1 ? " reversed" : "", op.data0,
+                       op.data1, operand_str(op.initial), tile_type(k, op.result));
+  }
+  std::string operator()(const ViewOp& op) const {
+    std::vector<std::string> idx;
+    for (const IndexExpr& e : op.indices) idx.push_back(to_string(e));
+    return fmt::format("%t{} = view %t{}[{}] : {}", op.result, op.data, fmt::join(idx, ", "), tile_type(k, op.result));
+  }
   std::string operator()(const LoopOp& op) const {
     const LoopInfo& l = k.loops.at(op.loop);
     return fmt::format("for l{} in {}({}) {{", op.loop, loop_kind_name(l.kind), l.trip);

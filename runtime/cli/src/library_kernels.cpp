@@ -1,6 +1,7 @@
 /** \file The kernel library's kernels, registered by name for the `nki` command. */
 #include "nki/cli.h"
 #include "nki/kernels.h"
+#include "nki/mamba.h"
 
 namespace nki::cli {
 
@@ -32,8 +33,15 @@ void register_library_kernels(KernelRegistry& registry) {
                 transpose2d_grid});
   registry.add({"average_pool2d", "[C, H, W] -> [C, H/2, W/2]: the mean of each 2x2 window", average_pool2d(),
                 [](const std::vector<Shape>& s) { return average_pool2d_grid(s, kAveragePoolSize); }});
+  registry.add({"mamba_v1", "fused mamba SSM scan: delta, u [B, C, L], A [C, S], B, C [B, S, L]; states outer",
+                mamba_v1(), mamba_v1_grid});
+  registry.add({"mamba_v2", "mamba_v1 with channel tiles outer: delta and u loaded once per channel tile", mamba_v2(),
+                mamba_v2_grid});
+  registry.add({"mamba_v3", "mamba_v2 with the sequence in 512-wide tiles, each scan seeded by the one before",
+                mamba_v3(), [](const std::vector<Shape>& s) { return mamba_v3_grid(s); }});
   registry.add_tunable(tensor_add_tiled_tunable());
   registry.add_tunable(matmul_fully_optimized_tunable());  // the plain matmul_fully_optimized above stays
+  registry.add_tunable(mamba_v3_tunable());               // so does the plain mamba_v3
 }
 
 }  // namespace nki::cli

@@ -224,7 +224,7 @@ Expr activation(ir::ActKind k, Expr x) {
 /** Ops whose results are computed into a scratch buffer of their own (not fused into consumers). */
 bool is_materialized_kind(const ir::Op& op) {
   return std::holds_alternative<ir::MatmulOp>(op) || std::holds_alternative<ir::ReduceOp>(op) ||
-         std::holds_alternative<ir::TransposeOp>(op);
+         std::holds_alternative<ir::TransposeOp>(op) || std::holds_alternative<ir::ScanOp>(op);
 }
 
 /**
@@ -421,6 +421,12 @@ class Lowerer {
     return Halide::select(cond, f64(operand(o.on_true, c)), f64(operand(o.on_false, c)));
   }
   Expr value_of(const ir::IotaOp& o, const std::vector<Expr>& c) { return f64(index(o.expr, c)); }
+  /** A window or broadcast of a tile: the data tile at the view's indices (validated in bounds at trace time). */
+  Expr value_of(const ir::ViewOp& o, const std::vector<Expr>& c) {
+    std::vector<Expr> at;
+    for (const ir::IndexExpr& e : o.indices) at.push_back(index(e, c));
+    return tile(o.data)(call_args(at));
+  }
   template <class O>
   Expr value_of(const O&, const std::vector<Expr>&) {
     return Expr();
@@ -706,6 +712,8 @@ class KernelBuilder {
     } else if (const auto* r = std::get_if<ir::ReduceOp>(&op)) {
       value = reduce_value(*r, v, stages);
       mask = &r->mask;
+    } else if (const auto* sc = std::get_if<ir::ScanOp>(&op)) {
+      value = scan_value(*sc, v, stages);
     } else if (const auto* tr = std::get_if<ir::TransposeOp>(&op)) {
       value = low_.tile(tr->data)(low_.call_args({c[1], c[0]}));
     } else {
@@ -774,6 +782,30 @@ class KernelBuilder {
     stages.push_back(mvf);
     contraction = {acc, r};
     return canonical_nan(acc(n, m, j));
+  }
+
+  /**
+   * tensor_tensor_scan: an update walking the free axis in order, each element from the
+   * one before (fp32 carry, as the interpreter), vectorized across partitions (independent).
+   */
+  Expr scan_value(const ir::ScanOp& op, const std::vector<Var>& v, std::vector<Func>& stages) {
+    const Shape& sh = ir_->tiles[static_cast<std::size_t>(op.result)].shape;  // [P, F]
+    const Var f = v[0], p = v[1], j = v[2];
+    Func carry("scan");
+    Halide::RDom r(0, static_cast<int>(sh[1]), "i");
+    carry(f, p, j) = Expr(0.0f);
+    Expr a = f32(low_.tile(op.data0)(r.x, p, j));
+    Expr b = f32(low_.tile(op.data1)(r.x, p, j));
+    Expr init = f32(low_.operand(op.initial, {Expr(p), Expr(0)}));
+    Expr prev = Halide::select(r.x == 0, init, carry(Halide::max(r.x - 1, 0), p, j));
+    Expr x = op.reverse0 ? binary(op.op0, prev, a) : binary(op.op0, a, prev);
+    carry(r.x, p, j) = op.reverse1 ? binary(op.op1, b, x) : binary(op.op1, x, b);
+    if (sh[0] % lanes_ == 0) {
+      carry.vectorize(p, lanes_);
+      carry.update().reorder(p, r.x, j).vectorize(p, lanes_);
+    }
+    stages.push_back(carry);
+    return carry(f, p, j);
   }
 
   /** A reduction over free axes in row-major order, starting from the first element (as the interpreter). */

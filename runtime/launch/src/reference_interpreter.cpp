@@ -536,6 +536,30 @@ class ReferenceRunner final : public CoreRunner {
     compute(op.result, {}, [&](const std::vector<std::int64_t>& c) { return tile_at(op.data, {c[1], c[0]}); });
   }
 
+  void exec(const ir::ScanOp& op) {
+    const ir::TileInfo& ti = ir_.tiles[static_cast<std::size_t>(op.result)];
+    const std::int64_t P = ti.shape[0], F = ti.shape[1];
+    std::vector<double> out(static_cast<std::size_t>(P * F));
+    for (std::int64_t p = 0; p < P; ++p) {
+      float carry = f32(value(op.initial, {p, 0}));  // the engine's fp32 state
+      for (std::int64_t i = 0; i < F; ++i) {
+        const float a = f32(tile_at(op.data0, {p, i})), b = f32(tile_at(op.data1, {p, i}));
+        const float x = op.reverse0 ? ir::apply_binary(op.op0, carry, a) : ir::apply_binary(op.op0, a, carry);
+        carry = op.reverse1 ? ir::apply_binary(op.op1, b, x) : ir::apply_binary(op.op1, x, b);
+        out[static_cast<std::size_t>(p * F + i)] = round_to_dtype(carry, ti.dtype);
+      }
+    }
+    tiles_[static_cast<std::size_t>(op.result)] = std::move(out);
+  }
+
+  void exec(const ir::ViewOp& op) {
+    compute(op.result, {}, [&](const std::vector<std::int64_t>& c) {
+      std::vector<std::int64_t> at(op.indices.size());
+      for (std::size_t d = 0; d < at.size(); ++d) at[d] = eval(op.indices[d], c);
+      return tile_at(op.data, at);
+    });
+  }
+
   void exec(const ir::LoopOp&) {}
   void exec(const ir::LoopEndOp&) {}
   void exec(const std::monostate&) {}

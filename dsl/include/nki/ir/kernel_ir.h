@@ -223,6 +223,33 @@ struct TransposeOp {
   SourceLoc loc;
 };
 
+/**
+ * isa.tensor_tensor_scan on [P, F] tiles, per partition along the free axis in order:
+ * carry = initial (a scalar, or element p of a [P, 1] tile); for i in 0..F-1:
+ * carry = op1(op0(data0[p, i], carry), data1[p, i]); result[p, i] = carry.
+ * reverse0 swaps op0's operands (carry op0 data0), reverse1 op1's (data1 op1 x). The carry
+ * stays fp32 (the engine computes in fp32); each result element is rounded to its dtype.
+ */
+struct ScanOp {
+  int result = -1;
+  BinaryKind op0 = BinaryKind::multiply, op1 = BinaryKind::add;
+  int data0 = -1, data1 = -1;
+  Operand initial;
+  bool reverse0 = false, reverse1 = false;
+  SourceLoc loc;
+};
+
+/**
+ * result[c] = data[indices(c)]: a window of a tile (tile[p, f] subscripts) or a broadcast
+ * (tile.broadcast_to). One affine index per data dimension, over the result's axes.
+ */
+struct ViewOp {
+  int result = -1;
+  int data = -1;
+  std::vector<IndexExpr> indices;
+  SourceLoc loc;
+};
+
 /** Starts loop `loop`; the body runs up to the matching LoopEndOp at index `end` of the body. */
 struct LoopOp {
   int loop = -1;
@@ -244,6 +271,8 @@ struct LoopEndOp {
   X(ReduceOp)         \
   X(MatmulOp)         \
   X(TransposeOp)      \
+  X(ScanOp)           \
+  X(ViewOp)           \
   X(LoopOp)           \
   X(LoopEndOp)
 

@@ -1,0 +1,69 @@
+/**
+ * \file mamba_v1: NKI's first fused-mamba kernel. For each batch, every state and channel tile
+ * computes exp(delta * A) (Scalar engine), delta * u * B (Vector engine), the scan along the
+ * sequence (tensor_tensor_scan) and its product with C, accumulated over states in a 3-D SBUF
+ * array indexed by channel tile; the array is stored once per batch.
+ */
+#include "nki/mamba.h"
+#include "nki/nki.h"
+
+namespace nl = nki::language;
+namespace isa = nki::isa;
+
+namespace nki::kernels {
+
+const Kernel& mamba_v1() {
+  static const Kernel kernel = nki::jit(
+      "mamba_v1",
+      [](nl::tensor delta, nl::tensor u, nl::tensor A, nl::tensor B, nl::tensor C) {
+        const MambaDims d = mamba_dims("mamba_v1", {delta.shape(), u.shape(), A.shape(), B.shape(), C.shape()}, 1);
+        const std::int64_t seq_len = d.seq_len;
+        auto output = nl::ndarray({d.batch, d.channels, seq_len}, delta.dtype(), nl::shared_hbm, "output");
+        // Channels map to partitions, in tiles of 128.
+        const std::int64_t channel_psize = nl::tile_size::pmax;
+        const std::int64_t n_channel_tile = d.channels / channel_psize;
+
+        for (auto i_batch : nl::affine_range(d.batch)) {
+          // The running sum over states of scan * C, one [128, seq_len] tile per channel tile.
+          auto scanC_accum = nl::zeros({n_channel_tile, nl::par_dim(channel_psize), seq_len}, delta.dtype(),
+                                       nl::sbuf, "scanC_accum");
+          for (auto i_state : nl::affine_range(d.state_size)) {
+            for (auto i_channel_tile : nl::affine_range(n_channel_tile)) {
+              const nl::index channel_start = i_channel_tile * channel_psize;
+              const nl::ds channels(channel_start, channel_psize);
+
+              auto delta_i = nl::load(delta[i_batch, channels, nl::ds(0, seq_len)]);  // (128, seq_len)
+              auto A_i = nl::load(A[channels, i_state]);                               // (128): one column
+              // Steps 1 and 2: exp(delta * A), the scale a per-partition column.
+              auto deltaA = isa::activation(nl::exp, delta_i, 0.0, A_i);
+
+              auto u_i = nl::load(u[i_batch, channels, nl::ds(0, seq_len)]);
+              auto B_i = nl::load(B[i_batch, nl::ds(i_state, 1), nl::ds(0, seq_len)]);  // (1, seq_len)
+              // Step 3: delta * u * B, B's row broadcast to every channel.
+              auto deltaU = isa::tensor_tensor(delta_i, u_i, nl::multiply);
+              auto B_i_bcast = B_i.broadcast_to({channel_psize, seq_len});
+              auto deltaBu = isa::tensor_tensor(deltaU, B_i_bcast, nl::multiply);
+
+              // Step 4: scan[t] = deltaA[t] * scan[t-1] + deltaBu[t], from 0.
+              auto scan_res = isa::tensor_tensor_scan(deltaA, deltaBu, 0.0, nl::multiply, nl::add);
+
+              // Steps 5 and 6: times C, summed over states.
+              auto C_i = nl::load(C[i_batch, nl::ds(i_state, 1), nl::ds(0, seq_len)]);
+              auto C_i_bcast = C_i.broadcast_to({channel_psize, seq_len});
+              auto scanC = isa::tensor_tensor(scan_res, C_i_bcast, nl::multiply);
+              scanC_accum[i_channel_tile, nl::ds(0, channel_psize), nl::ds(0, seq_len)] += scanC;
+            }
+          }
+          for (auto i_channel_tile : nl::affine_range(n_channel_tile)) {
+            const nl::index channel_start = i_channel_tile * channel_psize;
+            nl::store(output[i_batch, nl::ds(channel_start, channel_psize), nl::ds(0, seq_len)],
+                      scanC_accum[i_channel_tile, nl::ds(0, channel_psize), nl::ds(0, seq_len)]);
+          }
+        }
+        return output;
+      },
+      {"delta", "u", "A", "B", "C"});
+  return kernel;
+}
+
+}  // namespace nki::kernels
