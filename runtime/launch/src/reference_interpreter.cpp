@@ -540,16 +540,27 @@ class ReferenceRunner final : public CoreRunner {
     const ir::TileInfo& ti = ir_.tiles[static_cast<std::size_t>(op.result)];
     const std::int64_t P = ti.shape[0], F = ti.shape[1];
     std::vector<double> out(static_cast<std::size_t>(P * F));
+    // Checked mode: the carry is undefined from the row's first undefined input on (value() notes it).
+    std::vector<std::int32_t> undef(checked_ ? out.size() : 0, kDefined);
+    bool any = false;
     for (std::int64_t p = 0; p < P; ++p) {
+      read_undef_ = kDefined;
       float carry = f32(value(op.initial, {p, 0}));  // the engine's fp32 state
       for (std::int64_t i = 0; i < F; ++i) {
         const float a = f32(tile_at(op.data0, {p, i})), b = f32(tile_at(op.data1, {p, i}));
         const float x = op.reverse0 ? ir::apply_binary(op.op0, carry, a) : ir::apply_binary(op.op0, a, carry);
         carry = op.reverse1 ? ir::apply_binary(op.op1, b, x) : ir::apply_binary(op.op1, x, b);
-        out[static_cast<std::size_t>(p * F + i)] = round_to_dtype(carry, ti.dtype);
+        const auto at = static_cast<std::size_t>(p * F + i);
+        out[at] = round_to_dtype(carry, ti.dtype);
+        if (checked_) {
+          undef[at] = read_undef_;
+          any = any || read_undef_ != kDefined;
+        }
       }
     }
+    read_undef_ = kDefined;
     tiles_[static_cast<std::size_t>(op.result)] = std::move(out);
+    if (checked_) tile_undef_[static_cast<std::size_t>(op.result)] = any ? std::move(undef) : std::vector<std::int32_t>{};
   }
 
   void exec(const ir::ViewOp& op) {
