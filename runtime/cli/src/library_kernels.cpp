@@ -1,4 +1,7 @@
 /** \file The kernel library's kernels, registered by name for the `nki` command. */
+#include <fmt/format.h>
+
+#include "nki/attention_kernels.h"
 #include "nki/cli.h"
 #include "nki/kernels.h"
 
@@ -32,6 +35,11 @@ void register_library_kernels(KernelRegistry& registry) {
                 transpose2d_grid});
   registry.add({"average_pool2d", "[C, H, W] -> [C, H/2, W/2]: the mean of each 2x2 window", average_pool2d(),
                 [](const std::vector<Shape>& s) { return average_pool2d_grid(s, kAveragePoolSize); }});
+  for (const AttentionVersion& a : attention_versions()) {
+    const char* name = a.name;
+    registry.add({name, fmt::format("NKI attention tutorial, q k v [128, seqlen]: {}", a.summary), a.kernel(),
+                  [name](const std::vector<Shape>& s) { return attention_grid(name, s); }});
+  }
   registry.add_tunable(tensor_add_tiled_tunable());
   registry.add_tunable(matmul_fully_optimized_tunable());  // the plain matmul_fully_optimized above stays
 }
