@@ -65,3 +65,19 @@ TEST_CASE("attention tutorial - the launch checks the tutorial's asserts") {
   CHECK(test::user_error_of([] { nk::attention_grid("attn_fwd_v1", {{128, 512}, {128, 512}, {128, 512}}); }) ==
         "attn_fwd_v1: err_input_shape_not_tiled: q [128,512]: this version computes one tile, seqlen must be 128");
 }
+
+TEST_CASE("attention tutorial - every version passes checked mode: no read of an element nothing wrote, no race") {
+  for (const nk::AttentionVersion& a : nk::attention_versions()) {
+    CAPTURE(std::string(a.name));
+    const std::int64_t d = 128, n = a.min_seqlen;
+    const nki::Tensor q = kt::input({d, n}, DType::fp32, 421, -1.0f, 1.0f);
+    const nki::Tensor k = kt::input({d, n}, DType::fp32, 422, -1.0f, 1.0f);
+    const nki::Tensor v = kt::input({d, n}, DType::fp32, 423, -1.0f, 1.0f);
+    const nki::GridSpec grid = nk::attention_grid(a.name, {q.shape(), k.shape(), v.shape()});
+    nki::LaunchOptions checked;
+    checked.checked = true;
+    const nki::LaunchResult c = a.kernel().launch(grid).with(checked).run({q, k, v});
+    const nki::LaunchResult h = a.kernel().launch(grid).with({nki::Executor::halide}).run({q, k, v});
+    CHECK(test::first_difference(c.outputs.at(0), h.outputs.at(0)) < 0);  // checked mode computes the same bytes
+  }
+}
