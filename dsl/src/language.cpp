@@ -332,6 +332,34 @@ tensor full_like(const like_source& like, double value, buffer buf, source_locat
   return allocate(l.shape, l.dtype, buf, "", value, "full_like", loc);
 }
 
+tensor shared_constant(const Shape& shape, const std::vector<double>& values, DType dtype, source_location sl) {
+  Trace& t = Trace::current("shared_constant", sl);
+  const SourceLoc loc = here(sl);
+  for (std::int64_t n : shape) {
+    if (n <= 0) {
+      t.fail("err_invalid_shape", loc,
+             fmt::format("nl::shared_constant shape {} has a dimension of size {}; sizes must be positive",
+                         shape_str(shape), n));
+    }
+  }
+  if (shape.empty()) t.fail("err_invalid_shape", loc, "nl::shared_constant needs a shape of at least one dimension");
+  if (static_cast<std::int64_t>(values.size()) != shape_elements(shape)) {
+    t.fail("err_invalid_shape", loc,
+           fmt::format("nl::shared_constant of shape {} needs {} values, got {}", shape_str(shape),
+                       shape_elements(shape), values.size()));
+  }
+  if (t.innermost_loop() >= 0) {
+    t.fail("err_shared_hbm_must_in_kernel_level", loc,
+           "nl::shared_constant inside a loop; constants live in shared HBM and are created at the top level of the "
+           "kernel");
+  }
+  const int id = t.add_tensor("", shape, dtype, ir::Memory::constant_hbm, loc);
+  std::vector<double>& v = t.ir().tensors[static_cast<std::size_t>(id)].values;
+  v.reserve(values.size());
+  for (double x : values) v.push_back(round_to_dtype(x, dtype));  // as a .npy input converts
+  return tensor(id);
+}
+
 // ---- loops ----
 
 std::int64_t range_trip_count(const char* op, std::int64_t start, std::int64_t stop, std::int64_t step,
@@ -660,9 +688,10 @@ ir::Operand across_partitions(Trace& t, const operand& o, std::int64_t partition
 /**
  * `name`: the op the user called, for messages (default: the kind's name). `partition_broadcast`:
  * nl's elementwise ops broadcast a tile of one partition; isa::tensor_tensor / tensor_scalar do not.
+ * `engine`: the engine the author chose (isa ops' engine=), unknown for the default.
  */
 tile binary(ir::BinaryKind kind, const operand& a, const operand& b, const op_options& o, source_location sl,
-            const char* name = nullptr, bool partition_broadcast = true) {
+            const char* name = nullptr, bool partition_broadcast = true, ir::Engine engine = ir::Engine::unknown) {
   if (!name) name = ir::binary_name(kind);
   Trace& t = Trace::current(name, sl);
   const SourceLoc loc = here(sl);
@@ -671,14 +700,15 @@ tile binary(ir::BinaryKind kind, const operand& a, const operand& b, const op_op
   const DType dtype = o.dtype.value_or(promoted(t, {&a, &b}));
   if (ir::is_bitwise(kind)) check_bitwise_dtypes(t, name, a, b, dtype, loc);
   ir::BinaryOp op{-1, kind, across_partitions(t, a, shape[0], loc), across_partitions(t, b, shape[0], loc),
-                  checked_mask(t, o.mask, shape, fmt::format("nl::{}", name).c_str(), loc), loc};
+                  checked_mask(t, o.mask, shape, fmt::format("nl::{}", name).c_str(), loc), loc, engine};
   op.result = t.add_tile(shape, dtype);
   t.emit(std::move(op));
   return tile(op.result);
 }
 
 tile activation_op(ir::ActKind kind, const operand& data, const operand& bias, const operand& scale,
-                   const op_options& o, const std::string& name, source_location sl) {
+                   const op_options& o, const std::string& name, source_location sl,
+                   ir::Engine engine = ir::Engine::unknown) {
   Trace& t = Trace::current(name.c_str(), sl);
   const SourceLoc loc = here(sl);
   if (data.is_scalar()) {
@@ -701,7 +731,7 @@ tile activation_op(ir::ActKind kind, const operand& data, const operand& bias, c
   }
   const DType dtype = o.dtype.value_or(tile_info(t, data.tile_id).dtype);
   ir::ActivationOp op{-1, kind, to_ir(t, data, loc), to_ir(t, scale, loc), to_ir(t, bias, loc),
-                      checked_mask(t, o.mask, shape, name.c_str(), loc), loc};
+                      checked_mask(t, o.mask, shape, name.c_str(), loc), loc, engine};
   op.result = t.add_tile(shape, dtype);
   t.emit(std::move(op));
   return tile(op.result);
@@ -760,7 +790,8 @@ int sbuf_tile(Trace& t, const operand& o, const char* op, const char* role, cons
   return o.tile_id;
 }
 
-int transpose_op(Trace& t, int x, ir::Memory into, DType dtype, const char* op, const SourceLoc& loc) {
+int transpose_op(Trace& t, int x, ir::Memory into, DType dtype, const char* op, const SourceLoc& loc,
+                 ir::Engine engine = ir::Engine::unknown) {
   const Shape& s = tile_info(t, x).shape;
   if (s[1] > tile_limits::pmax) {
     t.fail("err_size_of_dimension_exceed_arch_limit", loc,
@@ -768,7 +799,7 @@ int transpose_op(Trace& t, int x, ir::Memory into, DType dtype, const char* op, 
                        shape_str(s), s[1], tile_limits::pmax));
   }
   const int result = t.add_tile({s[1], s[0]}, dtype, into);
-  t.emit(ir::TransposeOp{result, x, loc});
+  t.emit(ir::TransposeOp{result, x, loc, engine});
   return result;
 }
 
@@ -996,8 +1027,9 @@ void store(const access& dst, const operand& value, const store_options& o, sour
            fmt::format("nl::store writes HBM; tensor {} is in {} (write on-chip arrays with `=`)", decl.name,
                        memory_label(decl.memory)));
   }
-  if (decl.memory == ir::Memory::hbm_input) {
-    // Kernel arguments are read-only: outputs are allocated with ndarray(..., shared_hbm).
+  if (decl.memory == ir::Memory::constant_hbm) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("nl::store into tensor {}, a shared constant: constants are read-only", decl.name));
   }
   if (value.is_scalar()) {
     t.fail("err_scalar_only_operation", loc, "nl::store writes a tile; got a scalar (fill a tile first)");
@@ -1152,26 +1184,214 @@ nl::tile nc_matmul(const nl::operand& stationary, const nl::operand& moving, con
   return nl::matmul_op(t, st, mv, o.mask, "isa::nc_matmul", loc);
 }
 
-nl::tile nc_transpose(const nl::operand& x, const nl::op_options& o, std::source_location sl) {
+namespace {
+
+ir::Engine ir_engine(engine e) {
+  switch (e) {
+    case engine::unknown: return ir::Engine::unknown;
+    case engine::tensor: return ir::Engine::tensor;
+    case engine::vector: return ir::Engine::vector;
+    case engine::scalar: return ir::Engine::scalar;
+    case engine::gpsimd: return ir::Engine::gpsimd;
+  }
+  return ir::Engine::unknown;
+}
+
+const char* reduce_cmd_name(reduce_cmd c) {
+  switch (c) {
+    case reduce_cmd::idle: return "idle";
+    case reduce_cmd::reset: return "reset";
+    case reduce_cmd::reduce: return "reduce";
+    case reduce_cmd::reset_reduce: return "reset_reduce";
+    case reduce_cmd::load_reduce: return "load_reduce";
+  }
+  return "?";
+}
+
+/** An engine NKI does not offer for `op`: err_unsupported_engine, naming the ones it does. */
+void check_engine(Trace& t, engine e, std::initializer_list<engine> allowed, const char* op, const char* names,
+                  const SourceLoc& loc) {
+  if (e == engine::unknown) return;
+  for (engine a : allowed)
+    if (a == e) return;
+  t.fail("err_unsupported_engine", loc,
+         fmt::format("{} cannot run on the {} engine; it runs on {}", op, ir::engine_name(ir_engine(e)), names));
+}
+
+/** GpSimd has no port to PSUM: an operand there needs the Vector or Scalar engine. */
+void check_gpsimd_memory(Trace& t, engine e, std::initializer_list<const nl::operand*> ops, const char* op,
+                         const SourceLoc& loc) {
+  if (e != engine::gpsimd) return;
+  for (const nl::operand* o : ops) {
+    if (o->is_scalar() || nl::tile_info(t, o->tile_id).memory != ir::Memory::psum) continue;
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("{} on the GpSimd engine reads tile %t{} in PSUM; GpSimd cannot access PSUM, use the Vector or "
+                       "Scalar engine",
+                       op, o->tile_id));
+  }
+}
+
+ir::ReduceKind reduce_kind_of(Trace& t, const nl::binary_fn& op, const char* name, const SourceLoc& loc) {
+  switch (op.kind) {
+    case ir::BinaryKind::add: return ir::ReduceKind::sum;
+    case ir::BinaryKind::maximum: return ir::ReduceKind::max;
+    case ir::BinaryKind::minimum: return ir::ReduceKind::min;
+    default: break;
+  }
+  t.fail("err_unsupported_reduction_op", loc,
+         fmt::format("{} with reduce op {}; supported are add, maximum, minimum", name, ir::binary_name(op.kind)));
+}
+
+/**
+ * The accumulation an instruction does as it writes `values` (fp32): reduce `kind` over every
+ * free axis, negated if asked, written into `res` ([P, 1] or [P]). Emitted as fused ops:
+ * part of the instruction that made `values`.
+ */
+void write_reduce_res(Trace& t, int values, ir::ReduceKind kind, bool negate, const nl::access& res,
+                      ir::Engine engine, const char* op, const SourceLoc& loc) {
+  const Shape vs = nl::tile_info(t, values).shape;
+  const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(res.tensor()));
+  if (ir::is_hbm(decl.memory)) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("{}: reduce_res is tensor {} in {}; it must be an SBUF or PSUM tile", op, decl.name,
+                       ir::memory_name(decl.memory)));
+  }
+  const ir::Access window = nl::make_access(t, res);
+  std::int64_t per_partition = 1;
+  for (std::size_t d = 1; d < window.shape.size(); ++d) per_partition *= window.shape[d];
+  if (window.shape[0] != vs[0]) {
+    t.fail("err_num_partition_mismatch", loc,
+           fmt::format("{}: reduce_res {} of tensor {} has {} partitions; the data has {}", op,
+                       shape_str(window.shape), decl.name, window.shape[0], vs[0]));
+  }
+  if (per_partition != 1) {
+    t.fail("err_free_dim_mismatch", loc,
+           fmt::format("{}: reduce_res is a [{}, 1] tile (one element per partition), got {} of tensor {}", op, vs[0],
+                       shape_str(window.shape), decl.name));
+  }
+  std::vector<int> axes;
+  for (int d = 1; d < static_cast<int>(vs.size()); ++d) axes.push_back(d);
+  // The result takes the window's rank: [P] for a [P] window, [P, 1, ...] otherwise.
+  const bool keepdims = window.shape.size() == vs.size();
+  if (!keepdims && window.shape.size() != 1) {
+    t.fail("err_store_shape_mismatch", loc,
+           fmt::format("{}: reduce_res {} of tensor {} is neither [P] nor of the data's rank {}", op,
+                       shape_str(window.shape), decl.name, vs.size()));
+  }
+  Shape rs{vs[0]};
+  if (keepdims) rs.resize(vs.size(), 1);
+  ir::ReduceOp r{-1, kind, values, axes, keepdims, {}, loc, engine, true};
+  r.result = t.add_tile(rs, DType::fp32);
+  int result = r.result;
+  if (axes.empty()) {  // a [P] tile: nothing to reduce, the value itself
+    ir::ActivationOp c{-1, ir::ActKind::copy, {values, 0, true}, {-1, 1.0, true}, {-1, 0.0, true}, {}, loc, engine, true};
+    c.result = result;
+    t.emit(std::move(c));
+  } else {
+    t.emit(std::move(r));
+  }
+  if (negate) {
+    const int neg = t.add_tile(rs, DType::fp32);
+    t.emit(ir::ActivationOp{neg, ir::ActKind::negative, {result, 0, true}, {-1, 1.0, true}, {-1, 0.0, true}, {}, loc,
+                            engine, true});
+    result = neg;
+  }
+  nl::write_window(res, nl::operand(nl::tile(result), res.loc()), false);
+}
+
+/** The fp32 result of an accumulating instruction converted to the dtype it writes (same instruction). */
+nl::tile cast_result(Trace& t, int fp32, DType dtype, ir::Engine engine, const SourceLoc& loc) {
+  if (dtype == DType::fp32) return nl::tile(fp32);
+  const int out = t.add_tile(nl::tile_info(t, fp32).shape, dtype);
+  t.emit(ir::ActivationOp{out, ir::ActKind::copy, {fp32, 0, true}, {-1, 1.0, true}, {-1, 0.0, true}, {}, loc, engine,
+                          true});
+  return nl::tile(out);
+}
+
+}  // namespace
+
+nl::tile nc_transpose(const nl::operand& x, const engine_options& o, std::source_location sl) {
   Trace& t = Trace::current("nc_transpose", sl);
   const SourceLoc loc = here(sl);
+  check_engine(t, o.engine, {engine::tensor, engine::vector}, "isa::nc_transpose", "the Tensor or Vector engine", loc);
+  if (o.engine == engine::vector) {
+    // The Vector engine transposes 32x32 blocks, SBUF or PSUM in, SBUF out.
+    if (x.is_scalar()) t.fail("err_scalar_only_operation", loc, "isa::nc_transpose: the operand is a scalar; it must be a tile");
+    nl::check_tile_scope(t, x.tile_id, loc);
+    const ir::TileInfo& ti = nl::tile_info(t, x.tile_id);
+    if (ti.shape.size() != 2) {
+      t.fail("err_unsupported_tile_rank", loc,
+             fmt::format("isa::nc_transpose: the operand must be a 2-D tile [P, F], got shape {}", shape_str(ti.shape)));
+    }
+    if (ti.shape[0] > 32 || ti.shape[1] > 32) {
+      t.fail("err_size_of_dimension_exceed_arch_limit", loc,
+             fmt::format("isa::nc_transpose on the Vector engine of a tile of shape {}: the Vector engine transposes "
+                         "at most [32, 32]; use the Tensor engine",
+                         shape_str(ti.shape)));
+    }
+    return nl::tile(nl::transpose_op(t, x.tile_id, ir::Memory::sbuf, o.dtype.value_or(ti.dtype), "isa::nc_transpose",
+                                     loc, ir::Engine::vector));
+  }
   const int id = nl::sbuf_tile(t, x, "isa::nc_transpose", "operand", loc);
   return nl::tile(
       nl::transpose_op(t, id, ir::Memory::psum, o.dtype.value_or(nl::tile_info(t, id).dtype), "isa::nc_transpose", loc));
 }
 
 nl::tile activation(const nl::unary_fn& op, const nl::operand& data, const nl::operand& bias, const nl::operand& scale,
-                    const nl::op_options& o, std::source_location loc) {
-  return nl::activation_op(op.kind, data, bias, scale, o, "isa::activation", loc);
+                    const activation_options& o, std::source_location sl) {
+  if (!o.reduce_op && !o.reduce_res) {
+    return nl::activation_op(op.kind, data, bias, scale, {.dtype = o.dtype, .mask = o.mask}, "isa::activation", sl);
+  }
+  Trace& t = Trace::current("activation", sl);
+  const SourceLoc loc = here(sl);
+  if (!o.reduce_op || !o.reduce_res) {
+    t.fail("err_invalid_reduce_res", loc,
+           fmt::format("isa::activation: reduce_op and reduce_res go together; got {} without {}",
+                       o.reduce_op ? "reduce_op" : "reduce_res", o.reduce_op ? "reduce_res" : "reduce_op"));
+  }
+  if (o.reduce_op->kind != ir::BinaryKind::add) {
+    t.fail("err_unsupported_reduction_op", loc,
+           fmt::format("isa::activation reduces with nl::add only; got reduce_op {}", ir::binary_name(o.reduce_op->kind)));
+  }
+  if (o.reduce_cmd != reduce_cmd::reset_reduce) {
+    t.fail("err_unsupported_reduce_cmd", loc,
+           fmt::format("isa::activation with reduce_res and reduce_cmd {}: only reset_reduce (registers reset, this "
+                       "instruction's sum written out) is supported; state kept across instructions is not",
+                       reduce_cmd_name(o.reduce_cmd)));
+  }
+  if (!o.mask.empty()) {
+    t.fail("err_unsupported_expression_in_mask", loc,
+           "isa::activation with reduce_res takes no mask: the reduction would read masked-off elements");
+  }
+  if (data.is_scalar()) t.fail("err_scalar_only_operation", loc, "isa::activation needs a tile operand, got a scalar");
+  const DType out = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype);
+  // The engine reduces the fp32 activated values; the result is converted to `out` as it is written.
+  const nl::tile f = nl::activation_op(op.kind, data, bias, scale, {.dtype = DType::fp32, .mask = {}},
+                                       "isa::activation", sl, ir::Engine::scalar);
+  write_reduce_res(t, f.id(), ir::ReduceKind::sum, false, *o.reduce_res, ir::Engine::scalar, "isa::activation", loc);
+  return cast_result(t, f.id(), out, ir::Engine::scalar, loc);
+}
+
+nl::tile activation_reduce(const nl::unary_fn& op, const nl::operand& data, const nl::binary_fn& reduce_op,
+                           const nl::access& reduce_res, const nl::operand& bias, const nl::operand& scale,
+                           const nl::op_options& o, std::source_location sl) {
+  return activation(op, data, bias, scale,
+                    {.dtype = o.dtype, .mask = o.mask, .reduce_op = reduce_op, .reduce_res = reduce_res,
+                     .reduce_cmd = reduce_cmd::reset_reduce},
+                    sl);
 }
 
 nl::tile tensor_tensor(const nl::operand& data1, const nl::operand& data2, const nl::binary_fn& op,
-                       const nl::op_options& o, std::source_location loc) {
-  return nl::binary(op.kind, data1, data2, o, loc, nullptr, false);
+                       const engine_options& o, std::source_location sl) {
+  Trace& t = Trace::current("tensor_tensor", sl);
+  const SourceLoc loc = here(sl);
+  check_engine(t, o.engine, {engine::vector, engine::gpsimd}, "isa::tensor_tensor", "the Vector or GpSimd engine", loc);
+  check_gpsimd_memory(t, o.engine, {&data1, &data2}, "isa::tensor_tensor", loc);
+  return nl::binary(op.kind, data1, data2, {.dtype = o.dtype, .mask = o.mask}, sl, nullptr, false, ir_engine(o.engine));
 }
 
 namespace {
-void check_scalar_operand(Trace& t, const nl::operand& data, const nl::operand& s, const SourceLoc& loc) {
+void check_scalar_operand(Trace& t, const nl::operand& data, const nl::operand& s, const char* op, const SourceLoc& loc) {
   if (s.is_scalar()) return;
   const Shape& ds = t.ir().tiles.at(static_cast<std::size_t>(data.tile_id)).shape;
   const Shape& ss = t.ir().tiles.at(static_cast<std::size_t>(s.tile_id)).shape;
@@ -1179,31 +1399,75 @@ void check_scalar_operand(Trace& t, const nl::operand& data, const nl::operand& 
   for (std::size_t d = 1; d < ss.size(); ++d) ok = ok && ss[d] == 1;
   if (!ok) {
     t.fail("err_free_dim_mismatch", loc,
-           fmt::format("isa::tensor_scalar: an operand is a scalar or a [{}, 1] tile, got {}", ds[0], shape_str(ss)));
+           fmt::format("{}: an operand is a scalar or a [{}, 1] tile, got {}", op, ds[0], shape_str(ss)));
+  }
+}
+
+/** The engines of tensor_scalar; the Scalar engine does multiply, add, and multiply then add (NeuronCore-v3). */
+void check_tensor_scalar_engine(Trace& t, const nl::operand& data, const nl::binary_fn& op0,
+                                const nl::binary_fn* op1, const engine_options& o, const SourceLoc& loc) {
+  check_engine(t, o.engine, {engine::vector, engine::scalar, engine::gpsimd}, "isa::tensor_scalar",
+               "the Vector, Scalar or GpSimd engine", loc);
+  check_gpsimd_memory(t, o.engine, {&data}, "isa::tensor_scalar", loc);
+  if (o.engine != engine::scalar) return;
+  const bool ok = op1 == nullptr ? op0.kind == ir::BinaryKind::multiply || op0.kind == ir::BinaryKind::add
+                                 : op0.kind == ir::BinaryKind::multiply && op1->kind == ir::BinaryKind::add;
+  if (!ok) {
+    t.fail("err_unsupported_engine", loc,
+           fmt::format("isa::tensor_scalar on the Scalar engine with op0 {}{}{}: the Scalar engine does multiply, add, "
+                       "or multiply then add; use the Vector engine",
+                       ir::binary_name(op0.kind), op1 ? " and op1 " : "", op1 ? ir::binary_name(op1->kind) : ""));
   }
 }
 }  // namespace
 
 nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
-                       const nl::op_options& o, std::source_location sl) {
+                       const engine_options& o, std::source_location sl) {
   Trace& t = Trace::current("tensor_scalar", sl);
   if (data.is_scalar()) t.fail("err_scalar_only_operation", here(sl), "isa::tensor_scalar needs a tile, got a scalar");
-  check_scalar_operand(t, data, operand0, here(sl));
+  check_scalar_operand(t, data, operand0, "isa::tensor_scalar", here(sl));
+  check_tensor_scalar_engine(t, data, op0, nullptr, o, here(sl));
   return nl::binary(op0.kind, data, operand0, {.dtype = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype), .mask = o.mask}, sl,
-                    false);
+                    nullptr, false, ir_engine(o.engine));
 }
 
 nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
-                       const nl::binary_fn& op1, const nl::operand& operand1, const nl::op_options& o,
+                       const nl::binary_fn& op1, const nl::operand& operand1, const engine_options& o,
                        std::source_location sl) {
   Trace& t = Trace::current("tensor_scalar", sl);
   if (data.is_scalar()) t.fail("err_scalar_only_operation", here(sl), "isa::tensor_scalar needs a tile, got a scalar");
-  check_scalar_operand(t, data, operand0, here(sl));
-  check_scalar_operand(t, data, operand1, here(sl));
+  check_scalar_operand(t, data, operand0, "isa::tensor_scalar", here(sl));
+  check_scalar_operand(t, data, operand1, "isa::tensor_scalar", here(sl));
+  check_tensor_scalar_engine(t, data, op0, &op1, o, here(sl));
   const DType out = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype);
   // The engine keeps the intermediate in fp32: only the final result is rounded.
-  nl::tile mid = nl::binary(op0.kind, data, operand0, {.dtype = DType::fp32, .mask = o.mask}, sl, nullptr, false);
-  return nl::binary(op1.kind, mid, operand1, {.dtype = out, .mask = o.mask}, sl, nullptr, false);
+  nl::tile mid = nl::binary(op0.kind, data, operand0, {.dtype = DType::fp32, .mask = o.mask}, sl, nullptr, false, ir_engine(o.engine));
+  return nl::binary(op1.kind, mid, operand1, {.dtype = out, .mask = o.mask}, sl, nullptr, false, ir_engine(o.engine));
+}
+
+nl::tile tensor_scalar_reduce(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
+                              const nl::binary_fn& reduce_op, const nl::access& reduce_res,
+                              const tensor_scalar_reduce_options& o, std::source_location sl) {
+  Trace& t = Trace::current("tensor_scalar_reduce", sl);
+  const SourceLoc loc = here(sl);
+  if (data.is_scalar()) t.fail("err_scalar_only_operation", loc, "isa::tensor_scalar_reduce needs a tile, got a scalar");
+  check_scalar_operand(t, data, operand0, "isa::tensor_scalar_reduce", loc);
+  const ir::ReduceKind kind = reduce_kind_of(t, reduce_op, "isa::tensor_scalar_reduce", loc);
+  if (o.reduce_cmd != reduce_cmd::reset_reduce) {
+    t.fail("err_unsupported_reduce_cmd", loc,
+           fmt::format("isa::tensor_scalar_reduce with reduce_cmd {}: only reset_reduce (registers reset, this "
+                       "instruction's reduction written out) is supported; state kept across instructions is not",
+                       reduce_cmd_name(o.reduce_cmd)));
+  }
+  if (!o.mask.empty()) {
+    t.fail("err_unsupported_expression_in_mask", loc,
+           "isa::tensor_scalar_reduce takes no mask: the reduction would read masked-off elements");
+  }
+  const DType out = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype);
+  const nl::tile f = nl::binary(op0.kind, data, operand0, {.dtype = DType::fp32, .mask = {}}, sl, nullptr, false, ir::Engine::vector);
+  write_reduce_res(t, f.id(), kind, o.reduce_res_negate, reduce_res, ir::Engine::vector, "isa::tensor_scalar_reduce",
+                   loc);
+  return cast_result(t, f.id(), out, ir::Engine::vector, loc);
 }
 
 nl::tile tensor_reduce(const nl::operand& data, const nl::binary_fn& op, const nl::axes& axis, bool keepdims,
@@ -1219,6 +1483,90 @@ nl::tile tensor_reduce(const nl::operand& data, const nl::binary_fn& op, const n
                 fmt::format("isa::tensor_reduce with op {}; supported are add, maximum, minimum", ir::binary_name(op.kind)));
   }
   return nl::reduce(kind, data, axis, o.dtype, o.mask, keepdims, sl);
+}
+
+nl::tile tensor_reduce(const nl::binary_fn& op, const nl::operand& data, const nl::axes& axis,
+                       const tensor_reduce_options& o, std::source_location sl) {
+  Trace& t = Trace::current("tensor_reduce", sl);
+  const SourceLoc loc = here(sl);
+  if (data.is_scalar()) t.fail("err_scalar_only_operation", loc, "isa::tensor_reduce needs a tile, got a scalar");
+  const Shape shape = nl::tile_info(t, data.tile_id).shape;
+  // NKI reduces the last free axes: a contiguous run that ends at the final one.
+  std::vector<int> list = axis.list;
+  std::sort(list.begin(), list.end());
+  list.erase(std::unique(list.begin(), list.end()), list.end());
+  const int rank = static_cast<int>(shape.size());
+  bool trailing = !list.empty() && list.back() == rank - 1;
+  for (std::size_t q = 1; q < list.size(); ++q) trailing = trailing && list[q] == list[q - 1] + 1;
+  if (!list.empty() && list.front() >= 1 && list.back() < rank && !trailing) {
+    t.fail("err_unsupported_reduction_axis", loc,
+           fmt::format("isa::tensor_reduce over axes ({}) of a tile of shape {}: the axes must be the last free axes, "
+                       "a contiguous run ending at axis {}",
+                       fmt::join(list, ", "), shape_str(shape), rank - 1));
+  }
+  const nl::tile r = tensor_reduce(data, op, axis, o.keepdims, {.dtype = o.dtype, .mask = o.mask}, sl);
+  if (!o.negate) return r;
+  // The engine multiplies by -1 on the way out: the same instruction.
+  const int neg = t.add_tile(nl::tile_info(t, r.id()).shape, nl::tile_info(t, r.id()).dtype);
+  t.emit(ir::ActivationOp{neg, ir::ActKind::negative, {r.id(), 0, true}, {-1, 1.0, true}, {-1, 0.0, true}, o.mask.ir(), loc,
+                          ir::Engine::vector, true});
+  return nl::tile(neg);
+}
+
+nl::tile tensor_copy(const nl::operand& src, const engine_options& o, std::source_location sl) {
+  Trace& t = Trace::current("tensor_copy", sl);
+  const SourceLoc loc = here(sl);
+  check_engine(t, o.engine, {engine::vector, engine::scalar, engine::gpsimd}, "isa::tensor_copy",
+               "the Vector, Scalar or GpSimd engine", loc);
+  check_gpsimd_memory(t, o.engine, {&src}, "isa::tensor_copy", loc);
+  return nl::activation_op(ir::ActKind::copy, src, 0.0, 1.0, {.dtype = o.dtype, .mask = o.mask}, "isa::tensor_copy", sl,
+                           ir_engine(o.engine));
+}
+
+nl::tile reciprocal(const nl::operand& data, const nl::op_options& o, std::source_location sl) {
+  return nl::activation_op(ir::ActKind::reciprocal, data, 0.0, 1.0, o, "isa::reciprocal", sl, ir::Engine::vector);
+}
+
+nl::tile exponential(const nl::operand& src, const nl::operand& max_value, const exponential_options& o,
+                     std::source_location sl) {
+  Trace& t = Trace::current("exponential", sl);
+  const SourceLoc loc = here(sl);
+  if (src.is_scalar()) t.fail("err_scalar_only_operation", loc, "isa::exponential needs a tile, got a scalar");
+  check_scalar_operand(t, src, max_value, "isa::exponential", loc);
+  if (o.reduce_res && o.reduce_cmd != reduce_cmd::reset_reduce) {
+    t.fail("err_unsupported_reduce_cmd", loc,
+           fmt::format("isa::exponential with reduce_res and reduce_cmd {}: only reset_reduce (registers reset, this "
+                       "instruction's sum written out) is supported; state kept across instructions is not",
+                       reduce_cmd_name(o.reduce_cmd)));
+  }
+  if (!o.reduce_res && o.reduce_cmd != reduce_cmd::idle) {
+    t.fail("err_invalid_reduce_res", loc,
+           fmt::format("isa::exponential with reduce_cmd {} and no reduce_res: the sum would never be read",
+                       reduce_cmd_name(o.reduce_cmd)));
+  }
+  if (o.reduce_res && !o.mask.empty()) {
+    t.fail("err_unsupported_expression_in_mask", loc,
+           "isa::exponential with reduce_res takes no mask: the reduction would read masked-off elements");
+  }
+  const DType out = o.dtype.value_or(nl::tile_info(t, src.tile_id).dtype);
+  // exp(x - m) as exp(x * 1 + (-m)): x * 1 is x, and x + (-m) is x - m exactly in IEEE arithmetic.
+  nl::operand bias = max_value.is_scalar() ? nl::operand(-max_value.scalar, max_value.loc) : max_value;
+  if (!max_value.is_scalar()) {
+    nl::check_tile_scope(t, max_value.tile_id, loc);
+    const Shape& ms = nl::tile_info(t, max_value.tile_id).shape;
+    const int neg = t.add_tile(ms, DType::fp32);
+    t.emit(ir::ActivationOp{neg, ir::ActKind::negative, {max_value.tile_id, 0, true}, {-1, 1.0, true}, {-1, 0.0, true},
+                            {}, loc, ir::Engine::vector, true});
+    bias = nl::operand(nl::tile(neg), max_value.loc);
+  }
+  if (!o.reduce_res) {
+    return nl::activation_op(ir::ActKind::exp, src, bias, 1.0, {.dtype = out, .mask = o.mask}, "isa::exponential", sl,
+                             ir::Engine::vector);
+  }
+  const nl::tile f = nl::activation_op(ir::ActKind::exp, src, bias, 1.0, {.dtype = DType::fp32, .mask = {}},
+                                       "isa::exponential", sl, ir::Engine::vector);
+  write_reduce_res(t, f.id(), ir::ReduceKind::sum, false, *o.reduce_res, ir::Engine::vector, "isa::exponential", loc);
+  return cast_result(t, f.id(), out, ir::Engine::vector, loc);
 }
 
 nl::tile iota(const nl::index& expr, DType dtype, const nl::op_options& o, std::source_location sl) {

@@ -36,6 +36,19 @@ std::vector<double> softmax(const std::vector<double>& x, std::int64_t rows, std
   return out;
 }
 
+std::vector<double> attention_forward(const std::vector<double>& q, const std::vector<double>& k,
+                                      const std::vector<double>& v, std::int64_t d_head, std::int64_t seqlen) {
+  const std::vector<double> qk = matmul(q, k, d_head, seqlen, seqlen);  // [seqlen_q, seqlen_kv] = q^T k
+  const std::vector<double> scores = softmax(qk, seqlen, seqlen);
+  std::vector<double> out(at(seqlen * d_head), 0.0);  // scores @ v^T
+  for (std::int64_t i = 0; i < seqlen; ++i)
+    for (std::int64_t j = 0; j < seqlen; ++j) {
+      const double s = scores[at(i * seqlen + j)];
+      for (std::int64_t d = 0; d < d_head; ++d) out[at(i * d_head + d)] += s * v[at(d * seqlen + j)];
+    }
+  return out;
+}
+
 std::vector<double> rmsnorm(const std::vector<double>& a, const std::vector<double>& g, std::int64_t rows, std::int64_t cols) {
   std::vector<double> out(a.size());
   for (std::int64_t r = 0; r < rows; ++r) {

@@ -93,11 +93,39 @@ void dma(Instruction& in, const ir::KernelIR& k, const TargetSpec& t, const ir::
 
 }  // namespace
 
+/** The simulator's engine for an author's engine= choice (unknown: `fallback`). */
+Engine engine_of(ir::Engine e, Engine fallback) {
+  switch (e) {
+    case ir::Engine::unknown: return fallback;
+    case ir::Engine::tensor: return Engine::tensor;
+    case ir::Engine::vector: return Engine::vector;
+    case ir::Engine::scalar: return Engine::scalar;
+    case ir::Engine::gpsimd: return Engine::gpsimd;
+  }
+  return fallback;
+}
+
+/** Cycles of an elementwise pass over `n` elements per partition on engine `e` (`inputs` tiles read). */
+std::int64_t elementwise_cycles(Engine e, std::int64_t n, int inputs) {
+  switch (e) {
+    case Engine::scalar: return scalar_cycles(n);
+    case Engine::gpsimd: return gpsimd_cycles(n);
+    default: return vector_cycles(n, inputs);
+  }
+}
+
 bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, Instruction& in) {
   in = Instruction{};
   const ir::Op& op = k.body.at(at);
   auto tile = [&](int id) -> const ir::TileInfo& { return k.tiles.at(static_cast<std::size_t>(id)); };
   auto sbuf_tile = [&](const ir::Operand& o) { return !o.is_scalar() && tile(o.tile).memory == ir::Memory::sbuf; };
+  if (is_fused(op)) {
+    // Done by the instruction that made its operand (an accumulation, a negate, the output
+    // cast): no time of its own, on that instruction's engine so no semaphore wait either.
+    in.engine = engine_of(chosen_engine(op), Engine::vector);
+    in.what = fmt::format("{} (fused)", op_label(op));
+    return true;
+  }
   if (const auto* l = std::get_if<ir::LoadOp>(&op)) {
     if (!ir::is_hbm(k.tensors.at(static_cast<std::size_t>(l->src.tensor)).memory)) return false;  // a view
     dma(in, k, t, l->src, tile(l->result).shape, "load");
@@ -141,8 +169,19 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
       in.flops = 0;
       return true;
     }
-    if (copy) compute(in, t, Engine::vector, vector_cycles(free_size(s), 1), fmt::format("tensor_copy {}", shape_str(s)));
-    else compute(in, t, Engine::scalar, scalar_cycles(free_size(s)), fmt::format("activation {} {}", ir::act_name(a->kind), shape_str(s)));
+    // Copies default to the Vector engine, activation functions to the Scalar engine; engine= overrides.
+    const Engine e = engine_of(a->engine, copy ? Engine::vector : Engine::scalar);
+    if (copy) {
+      compute(in, t, e, elementwise_cycles(e, free_size(s), 1),
+              fmt::format("tensor_copy {}{}", shape_str(s), a->engine == ir::Engine::unknown ? "" : fmt::format(" on {}", engine_name(e))));
+    } else {
+      if (e == Engine::scalar) {
+        compute(in, t, e, scalar_cycles(free_size(s)), fmt::format("activation {} {}", ir::act_name(a->kind), shape_str(s)));
+      } else {  // isa::reciprocal, isa::exponential: elementwise passes of the Vector (or GpSimd) engine
+        compute(in, t, e, elementwise_cycles(e, free_size(s), 1),
+                fmt::format("{} {} on {}", ir::act_name(a->kind), shape_str(s), engine_name(e)));
+      }
+    }
     return true;
   }
   if (const auto* b = std::get_if<ir::BinaryOp>(&op)) {
@@ -156,8 +195,10 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     if (inputs == 2 && add_mul && sbuf_tile(b->lhs) && sbuf_tile(b->rhs) && tile(b->lhs.tile).dtype == DType::bf16 &&
         tile(b->rhs.tile).dtype == DType::bf16)
       inputs = 1;
-    compute(in, t, Engine::vector, vector_cycles(free_size(s), inputs),
-            fmt::format("tensor_tensor {} {}", ir::binary_name(b->kind), shape_str(s)));
+    const Engine e = engine_of(b->engine, Engine::vector);
+    compute(in, t, e, elementwise_cycles(e, free_size(s), inputs),
+            fmt::format("tensor_tensor {} {}{}", ir::binary_name(b->kind), shape_str(s),
+                        b->engine == ir::Engine::unknown ? "" : fmt::format(" on {}", engine_name(e))));
     return true;
   }
   if (const auto* s = std::get_if<ir::SelectOp>(&op)) {
@@ -212,6 +253,11 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
   }
   if (const auto* tr = std::get_if<ir::TransposeOp>(&op)) {
     const ir::TileInfo& d = tile(tr->data);
+    if (tr->engine == ir::Engine::vector) {  // the Vector engine's 32x32 transpose: one pass over the tile
+      compute(in, t, Engine::vector, vector_cycles(free_size(d.shape), 1),
+              fmt::format("nc_transpose {} on Vector", shape_str(d.shape)));
+      return true;
+    }
     compute(in, t, Engine::tensor, matmul_cycles(free_size(d.shape), partitions(d.shape), d.dtype == DType::fp32),
             fmt::format("nc_transpose {}", shape_str(d.shape)));
     return true;
@@ -460,10 +506,12 @@ class CoreScheduler {
     }
     queue_free_[static_cast<std::size_t>(queue)] = end;
     if (port) port_free_ = end;
-    EngineUse& use = out_.engines[static_cast<std::size_t>(in.engine)];
-    use.busy_us += end - start;
-    ++use.instructions;
-    if (keep_) out_.events.push_back({queue, at, instance_, start, end});
+    if (!is_fused(op)) {  // a fused op is part of another instruction: no count, no event
+      EngineUse& use = out_.engines[static_cast<std::size_t>(in.engine)];
+      use.busy_us += end - start;
+      ++use.instructions;
+      if (keep_) out_.events.push_back({queue, at, instance_, start, end});
+    }
 
     const int def = ir::tile_defined(op);
     if (def >= 0) {
@@ -494,12 +542,20 @@ ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores
   // nothing else reads it) writes the tensor itself: that store is no instruction of its own.
   // Covers buf[...] = nl::load(...) (one DMA), psum[...] += nl::matmul(...) (the matmul
   // accumulates in PSUM) and buf[...] = a + b (the engine writes buf).
+  // Ops fused into an instruction (its accumulation, its output cast) and their stores may
+  // sit between the producer and its store.
+  // Walked backwards, so those inner stores are matched before the producer looks past them.
   std::vector<std::size_t> fused(n);
   for (std::size_t i = 0; i < n; ++i) fused[i] = i;
-  for (std::size_t i = 0; i + 1 < n; ++i) {
+  for (std::size_t i = n; i-- > 0;) {
     const int def = ir::tile_defined(k.body[i]);
-    const auto* s = std::get_if<ir::StoreOp>(&k.body[i + 1]);
-    if (def < 0 || !has[i] || s == nullptr || s->value != def) continue;
+    std::size_t j = i + 1;
+    while (j < n && (is_fused(k.body[j]) || (std::holds_alternative<ir::StoreOp>(k.body[j]) && fused[j] != j &&
+                                             is_fused(k.body[fused[j]]))))
+      ++j;
+    if (j == n) continue;
+    const auto* s = std::get_if<ir::StoreOp>(&k.body[j]);
+    if (def < 0 || !has[i] || s == nullptr || s->value != def || fused[i] != i) continue;
     // A masked store fuses when it carries its producer's mask (buf[...] = op(..., mask=m)).
     const ir::Predicate* producer_mask = nullptr;
     std::visit([&](const auto& o) {
@@ -510,13 +566,13 @@ ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores
     if (dst != ir::Memory::sbuf && dst != ir::Memory::psum) continue;
     if (s->accumulate && !(std::holds_alternative<ir::MatmulOp>(k.body[i]) && dst == ir::Memory::psum)) continue;
     bool used_elsewhere = false;
-    for (std::size_t j = 0; j < n && !used_elsewhere; ++j) {
-      if (j == i + 1) continue;
-      for (int tile : ir::tiles_read(k.body[j])) used_elsewhere |= tile == def;
+    for (std::size_t q = 0; q < n && !used_elsewhere; ++q) {
+      if (q == j || (q > i && q < j)) continue;  // the store, and the ops fused into this instruction
+      for (int tile : ir::tiles_read(k.body[q])) used_elsewhere |= tile == def;
     }
     if (used_elsewhere) continue;
-    fused[i] = i + 1;  // the producer points at its store, the store back at its producer
-    fused[i + 1] = i;
+    fused[i] = j;  // the producer points at its store, the store back at its producer
+    fused[j] = i;
   }
 
   const ir::LoopNest nest(k);

@@ -23,6 +23,26 @@ inline const char* op_label(const ir::Op& op) {
   return "end";
 }
 
+/** Whether the op is part of the instruction that made its operand (ir fused flag): no instruction of its own. */
+inline bool is_fused(const ir::Op& op) {
+  return std::visit(
+      [](const auto& o) {
+        if constexpr (requires { o.fused; }) return o.fused;
+        else return false;
+      },
+      op);
+}
+
+/** The engine the author picked for the op (engine=), or unknown. */
+inline ir::Engine chosen_engine(const ir::Op& op) {
+  return std::visit(
+      [](const auto& o) {
+        if constexpr (requires { o.engine; }) return o.engine;
+        else return ir::Engine::unknown;
+      },
+      op);
+}
+
 /** The kernel source line of the op (unknown for a loop end). */
 inline SourceLoc op_loc(const ir::Op& op) {
   return std::visit(

@@ -350,6 +350,13 @@ struct like_source {
   like_source(const tile& t) : tile_id(t.id()) {}      // NOLINT
 };
 tensor ndarray_like(const like_source& like, buffer buf = sbuf, source_location loc = source_location::current());
+/**
+ * nl.shared_constant: a read-only HBM tensor holding host values (row-major, `shape`), each
+ * converted to `dtype` (round to nearest even, as .npy input). The values travel in the IR
+ * and are bound at launch like an argument; load it with nl::load.
+ */
+tensor shared_constant(const Shape& shape, const std::vector<double>& values, DType dtype,
+                       source_location loc = source_location::current());
 tensor zeros_like(const like_source& like, buffer buf = sbuf, source_location loc = source_location::current());
 tensor ones_like(const like_source& like, buffer buf = sbuf, source_location loc = source_location::current());
 tensor full_like(const like_source& like, double value, buffer buf = sbuf,
@@ -357,8 +364,9 @@ tensor full_like(const like_source& like, double value, buffer buf = sbuf,
 /** nl.empty_like: an uninitialized tensor of the shape and dtype of `like` (ndarray_like under NKI's newer name). */
 tensor empty_like(const like_source& like, buffer buf = sbuf, source_location loc = source_location::current());
 /**
- * nl.shared_identity_matrix(n, dtype): the [n, n] identity as an SBUF tile (uint8 unless told),
- * built on chip as NKI's compiler does from an iota of p - f compared with 0.
+ * nl.shared_identity_matrix(n, dtype): the [n, n] identity as an SBUF tile (uint8 unless told), as
+ * NKI's (a constant in SBUF); built on chip from an iota of p - f compared with 0, so the
+ * kernel carries no values and one n serves every dtype.
  */
 tile shared_identity_matrix(std::int64_t n, DType dtype = DType::uint8, source_location loc = source_location::current());
 
@@ -600,28 +608,107 @@ namespace nki::isa {
 
 namespace nl = nki::language;
 
+/** nisa.engine: where NKI lets the author pick the engine of an instruction (unknown: the default). */
+enum class engine : std::uint8_t { unknown, tensor, vector, scalar, gpsimd };
+inline constexpr engine unknown_engine = engine::unknown;
+inline constexpr engine tensor_engine = engine::tensor;
+inline constexpr engine vector_engine = engine::vector;
+inline constexpr engine scalar_engine = engine::scalar;
+inline constexpr engine gpsimd_engine = engine::gpsimd;
+
+/** nisa.reduce_cmd: what an accumulating instruction does with its engine's reduce registers. */
+enum class reduce_cmd : std::uint8_t { idle, reset, reduce, reset_reduce, load_reduce };
+
+/** Options of an instruction whose engine the author may pick. */
+struct engine_options {
+  std::optional<DType> dtype;
+  nl::predicate mask;
+  isa::engine engine = isa::engine::unknown;
+};
+
 /** stationary^T @ moving into PSUM (fp32): stationary [K, M<=128], moving [K, N<=512], K <= 128. */
 nl::tile nc_matmul(const nl::operand& stationary, const nl::operand& moving, const nl::op_options& o = {},
                    std::source_location loc = std::source_location::current());
-/** The Tensor-engine transpose: [P, F] -> [F, P] into PSUM. */
-nl::tile nc_transpose(const nl::operand& x, const nl::op_options& o = {},
+/**
+ * The transpose [P, F] -> [F, P]: on the Tensor engine (default, up to [128, 128], into PSUM)
+ * or, with engine = vector_engine, on the Vector engine (up to [32, 32], into SBUF).
+ */
+nl::tile nc_transpose(const nl::operand& x, const engine_options& o = {},
                       std::source_location loc = std::source_location::current());
-/** op(data * scale + bias) on the Scalar engine; bias and scale are scalars or [P, 1] tiles. */
+
+/** Options of isa::activation: the result dtype and mask, and the reduction of the activated values. */
+struct activation_options {
+  std::optional<DType> dtype;
+  nl::predicate mask;
+  std::optional<nl::binary_fn> reduce_op;  ///< nl::add: sum the activated fp32 values per partition
+  std::optional<nl::access> reduce_res;    ///< where the [P, 1] reduction goes
+  isa::reduce_cmd reduce_cmd = isa::reduce_cmd::idle;
+};
+/**
+ * op(data * scale + bias) on the Scalar engine; bias and scale are scalars or [P, 1] tiles.
+ * With reduce_op, reduce_res and reduce_cmd = reset_reduce, the same instruction also writes
+ * the sum of the fp32 activated values of each partition into reduce_res.
+ */
 nl::tile activation(const nl::unary_fn& op, const nl::operand& data, const nl::operand& bias = 0.0,
-                    const nl::operand& scale = 1.0, const nl::op_options& o = {},
+                    const nl::operand& scale = 1.0, const activation_options& o = {},
                     std::source_location loc = std::source_location::current());
-/** op(data, data2) elementwise on the Vector engine. */
+/** isa.activation_reduce: activation with reduce_cmd = reset_reduce, the reduction written to reduce_res. */
+nl::tile activation_reduce(const nl::unary_fn& op, const nl::operand& data, const nl::binary_fn& reduce_op,
+                           const nl::access& reduce_res, const nl::operand& bias = 0.0, const nl::operand& scale = 1.0,
+                           const nl::op_options& o = {}, std::source_location loc = std::source_location::current());
+/** op(data, data2) elementwise on the Vector engine (or GpSimd). */
 nl::tile tensor_tensor(const nl::operand& data1, const nl::operand& data2, const nl::binary_fn& op,
-                       const nl::op_options& o = {}, std::source_location loc = std::source_location::current());
+                       const engine_options& o = {}, std::source_location loc = std::source_location::current());
 /** (data op0 operand0) op1 operand1, in fp32 throughout; operands are scalars or [P, 1] tiles. */
 nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
-                       const nl::op_options& o = {}, std::source_location loc = std::source_location::current());
+                       const engine_options& o = {}, std::source_location loc = std::source_location::current());
 nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
-                       const nl::binary_fn& op1, const nl::operand& operand1, const nl::op_options& o = {},
+                       const nl::binary_fn& op1, const nl::operand& operand1, const engine_options& o = {},
                        std::source_location loc = std::source_location::current());
+/** Options of isa::tensor_scalar_reduce. */
+struct tensor_scalar_reduce_options {
+  std::optional<DType> dtype;
+  nl::predicate mask;
+  isa::reduce_cmd reduce_cmd = isa::reduce_cmd::reset_reduce;
+  bool reduce_res_negate = false;  ///< reduce_res gets -reduction
+};
+/**
+ * data op0 operand0 on the Vector engine, and in the same instruction reduce_op (add,
+ * multiply, maximum, minimum) of the fp32 results over all free axes into reduce_res [P, 1].
+ */
+nl::tile tensor_scalar_reduce(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
+                              const nl::binary_fn& reduce_op, const nl::access& reduce_res,
+                              const tensor_scalar_reduce_options& o = {},
+                              std::source_location loc = std::source_location::current());
 /** A reduction on the Vector engine: op is nl::add (sum), nl::maximum or nl::minimum. */
 nl::tile tensor_reduce(const nl::operand& data, const nl::binary_fn& op, const nl::axes& axis, bool keepdims = false,
                        const nl::op_options& o = {}, std::source_location loc = std::source_location::current());
+/** Options of isa::tensor_reduce in NKI's argument order. */
+struct tensor_reduce_options {
+  bool negate = false;  ///< the result times -1 (arithmetic ops only)
+  bool keepdims = false;
+  std::optional<DType> dtype;
+  nl::predicate mask;
+};
+/** isa.tensor_reduce(op, data, axis, negate=, keepdims=): NKI's argument order; axes are the last free axes. */
+nl::tile tensor_reduce(const nl::binary_fn& op, const nl::operand& data, const nl::axes& axis,
+                       const tensor_reduce_options& o = {}, std::source_location loc = std::source_location::current());
+/** A copy of an on-chip tile on the Vector (default), Scalar or GpSimd engine, converted to dtype. */
+nl::tile tensor_copy(const nl::operand& src, const engine_options& o = {},
+                     std::source_location loc = std::source_location::current());
+/** 1 / x elementwise on the Vector engine. */
+nl::tile reciprocal(const nl::operand& data, const nl::op_options& o = {},
+                    std::source_location loc = std::source_location::current());
+/** Options of isa::exponential. */
+struct exponential_options {
+  std::optional<DType> dtype;
+  nl::predicate mask;
+  std::optional<nl::access> reduce_res;  ///< the per-partition sum of the results (fp32)
+  isa::reduce_cmd reduce_cmd = isa::reduce_cmd::idle;
+};
+/** exp(src - max_value) on the Vector engine; max_value is a scalar or a [P, 1] tile. */
+nl::tile exponential(const nl::operand& src, const nl::operand& max_value = 0.0, const exponential_options& o = {},
+                     std::source_location loc = std::source_location::current());
 /** The value of an affine expression over the tile, e.g. iota(i_p * 512 + i_f, int32). */
 nl::tile iota(const nl::index& expr, DType dtype, const nl::op_options& o = {},
               std::source_location loc = std::source_location::current());

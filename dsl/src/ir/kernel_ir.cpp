@@ -14,6 +14,18 @@ const char* memory_name(Memory m) {
     case Memory::private_hbm: return "private_hbm";
     case Memory::sbuf: return "sbuf";
     case Memory::psum: return "psum";
+    case Memory::constant_hbm: return "constant_hbm";
+  }
+  return "?";
+}
+
+const char* engine_name(Engine e) {
+  switch (e) {
+    case Engine::unknown: return "unknown";
+    case Engine::tensor: return "tensor";
+    case Engine::vector: return "vector";
+    case Engine::scalar: return "scalar";
+    case Engine::gpsimd: return "gpsimd";
   }
   return "?";
 }

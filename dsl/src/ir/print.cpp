@@ -1,6 +1,8 @@
 /** \file Canonical IR text (the compile-cache key) and its hash. */
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "nki/ir/passes.h"
 #include "nki/ir/walk.h"
 
@@ -32,6 +34,12 @@ std::string predicate_str(const Predicate& p) {
 
 std::string mask_str(const Predicate& p) { return p.empty() ? "" : " mask(" + predicate_str(p) + ")"; }
 
+/** The author's engine= and fusion into the previous instruction; printed only when set (timing, not values). */
+std::string engine_str(Engine e, bool fused = false) {
+  std::string s = e == Engine::unknown ? "" : fmt::format(" engine({})", engine_name(e));
+  return fused ? s + " fused" : s;
+}
+
 struct OpPrinter {
   const KernelIR& k;
   std::string operator()(const LoadOp& op) const {
@@ -44,12 +52,13 @@ struct OpPrinter {
   }
   std::string operator()(const AllocOp& op) const { return fmt::format("alloc %{}", k.tensors.at(op.tensor).name); }
   std::string operator()(const ActivationOp& op) const {
-    return fmt::format("%t{} = {} {} * {} + {}{} : {}", op.result, act_name(op.kind), operand_str(op.data),
-                       operand_str(op.scale), operand_str(op.bias), mask_str(op.mask), tile_type(k, op.result));
+    return fmt::format("%t{} = {} {} * {} + {}{}{} : {}", op.result, act_name(op.kind), operand_str(op.data),
+                       operand_str(op.scale), operand_str(op.bias), mask_str(op.mask), engine_str(op.engine, op.fused),
+                       tile_type(k, op.result));
   }
   std::string operator()(const BinaryOp& op) const {
-    return fmt::format("%t{} = {} {}, {}{} : {}", op.result, binary_name(op.kind), operand_str(op.lhs),
-                       operand_str(op.rhs), mask_str(op.mask), tile_type(k, op.result));
+    return fmt::format("%t{} = {} {}, {}{}{} : {}", op.result, binary_name(op.kind), operand_str(op.lhs),
+                       operand_str(op.rhs), mask_str(op.mask), engine_str(op.engine, op.fused), tile_type(k, op.result));
   }
   std::string operator()(const SelectOp& op) const {
     const std::string cond = op.cond.is_scalar() ? "(" + predicate_str(op.pred) + ")" : operand_str(op.cond);
@@ -61,16 +70,16 @@ struct OpPrinter {
                        tile_type(k, op.result));
   }
   std::string operator()(const ReduceOp& op) const {
-    return fmt::format("%t{} = reduce_{} %t{} axes({}){}{} : {}", op.result, reduce_name(op.kind), op.data,
+    return fmt::format("%t{} = reduce_{} %t{} axes({}){}{}{} : {}", op.result, reduce_name(op.kind), op.data,
                        fmt::join(op.axes, ","), op.keepdims ? " keepdims" : "", mask_str(op.mask),
-                       tile_type(k, op.result));
+                       engine_str(op.engine, op.fused), tile_type(k, op.result));
   }
   std::string operator()(const MatmulOp& op) const {
     return fmt::format("%t{} = matmul %t{}, %t{}{} : {}", op.result, op.stationary, op.moving, mask_str(op.mask),
                        tile_type(k, op.result));
   }
   std::string operator()(const TransposeOp& op) const {
-    return fmt::format("%t{} = transpose %t{} : {}", op.result, op.data, tile_type(k, op.result));
+    return fmt::format("%t{} = transpose %t{}{} : {}", op.result, op.data, engine_str(op.engine), tile_type(k, op.result));
   }
   std::string operator()(const ScanOp& op) const {
     return fmt::format("%t{} = scan {}{}, {}{} %t{}, %t{}, initial {} : {}", op.result, binary_name(op.op0),
@@ -95,6 +104,12 @@ std::string tensor_str(const TensorDecl& t) {
                               memory_name(t.memory));
   if (!is_hbm(t.memory) && t.shape.size() > 1) s += fmt::format(" par_dim({})", t.par_dim);
   if (t.fill) s += fmt::format(" fill({})", *t.fill);
+  // A constant's values are bound at launch, not compiled in: their hash names them in the printout.
+  if (!t.values.empty()) {
+    std::string bytes(t.values.size() * sizeof(double), '\0');
+    std::memcpy(bytes.data(), t.values.data(), bytes.size());
+    s += fmt::format(" values({} hash {})", t.values.size(), hash_text(bytes));
+  }
   return s;
 }
 

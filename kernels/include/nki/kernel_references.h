@@ -29,6 +29,13 @@ std::vector<double> transpose2d(const std::vector<double>& in, std::int64_t p, s
 std::vector<double> average_pool2d(const std::vector<double>& in, std::int64_t c, std::int64_t h, std::int64_t w,
                                    std::int64_t pool);
 
+/**
+ * NKI's attention tutorial reference (its numpy_attention): q, k, v [d_head, seqlen] ->
+ * softmax(q^T k) v^T [seqlen, d_head], the softmax over each row with its max subtracted.
+ */
+std::vector<double> attention_forward(const std::vector<double>& q, const std::vector<double>& k,
+                                      const std::vector<double>& v, std::int64_t d_head, std::int64_t seqlen);
+
 /** Tolerances of a comparison: |got - want| <= atol + rtol * |want| (numpy.allclose). */
 struct Tolerance {
   double atol, rtol;

@@ -1,4 +1,7 @@
 /** \file The kernel library's kernels, registered by name for the `nki` command. */
+#include <fmt/format.h>
+
+#include "nki/attention_kernels.h"
 #include "nki/cli.h"
 #include "nki/kernels.h"
 #include "nki/mamba.h"
@@ -39,6 +42,11 @@ void register_library_kernels(KernelRegistry& registry) {
                 mamba_v2_grid});
   registry.add({"mamba_v3", "mamba_v2 with the sequence in 512-wide tiles, each scan seeded by the one before",
                 mamba_v3(), [](const std::vector<Shape>& s) { return mamba_v3_grid(s); }});
+  for (const AttentionVersion& a : attention_versions()) {
+    const char* name = a.name;
+    registry.add({name, fmt::format("NKI attention tutorial, q k v [128, seqlen]: {}", a.summary), a.kernel(),
+                  [name](const std::vector<Shape>& s) { return attention_grid(name, s); }});
+  }
   registry.add_tunable(tensor_add_tiled_tunable());
   registry.add_tunable(matmul_fully_optimized_tunable());  // the plain matmul_fully_optimized above stays
   registry.add_tunable(mamba_v3_tunable());               // so does the plain mamba_v3

@@ -249,6 +249,12 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
       Tensor& out = storage[static_cast<std::size_t>(t.id)].emplace(t.shape, t.dtype, device);
       if (t.fill) fill_tensor(out, *t.fill);
       else if (span) fill_tensor(out, 0.0);  // every rank's copy starts alike
+    } else if (t.memory == ir::Memory::constant_hbm) {
+      // nl::shared_constant: the values the IR carries, in HBM before any instance runs.
+      Tensor& c = storage[static_cast<std::size_t>(t.id)].emplace(t.shape, t.dtype, device);
+      std::byte* data = c.data();
+      const int eb = dtype_bytes(t.dtype);
+      for (std::size_t i = 0; i < t.values.size(); ++i) store_element(data + static_cast<std::ptrdiff_t>(i) * eb, t.dtype, t.values[i]);
     }
     const std::optional<Tensor>& s = storage[static_cast<std::size_t>(t.id)];
     bindings.push_back(s ? TensorBinding{const_cast<std::byte*>(s->data()), s->shape(), s->strides(), s->dtype()}

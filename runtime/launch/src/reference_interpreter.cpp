@@ -221,7 +221,7 @@ class ReferenceRunner final : public CoreRunner {
   void check_read(const ir::Access& a, const std::vector<std::int64_t>& c, const SourceLoc& loc) const {
     const std::size_t ti = static_cast<std::size_t>(a.tensor);
     const ir::TensorDecl& t = ir_.tensors[ti];
-    if (t.memory == ir::Memory::hbm_input && !checked_->writers[ti]) return;
+    if ((t.memory == ir::Memory::hbm_input || t.memory == ir::Memory::constant_hbm) && !checked_->writers[ti]) return;
     const auto [idx, flat] = coord_of(a, c);
     bool ok;
     if (ir::is_per_instance(t.memory)) ok = written_[ti][static_cast<std::size_t>(flat)] != 0;

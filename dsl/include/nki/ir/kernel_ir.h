@@ -21,9 +21,12 @@ enum class Memory : std::uint8_t {
   private_hbm,  ///< per instance, in HBM
   sbuf,         ///< state buffer, per instance (on chip)
   psum,         ///< matmul accumulator, per instance (on chip)
+  constant_hbm, ///< nl.shared_constant: read-only HBM whose values the IR carries (TensorDecl::values)
 };
 const char* memory_name(Memory m);
-inline bool is_hbm(Memory m) { return m == Memory::hbm_input || m == Memory::shared_hbm || m == Memory::private_hbm; }
+inline bool is_hbm(Memory m) {
+  return m == Memory::hbm_input || m == Memory::shared_hbm || m == Memory::private_hbm || m == Memory::constant_hbm;
+}
 /** Tensors that live per instance and are (re)allocated where an AllocOp runs. */
 inline bool is_per_instance(Memory m) { return m == Memory::private_hbm || m == Memory::sbuf || m == Memory::psum; }
 
@@ -36,7 +39,15 @@ struct TensorDecl {
   SourceLoc loc;
   int par_dim = 0;                   ///< the partition dimension of an on-chip array (nl::par_dim)
   std::optional<double> fill;        ///< zeros / ones / full: the value every element starts with
+  std::vector<double> values;        ///< constant_hbm: every element, row-major, exact in dtype
 };
+
+/**
+ * The engine an instruction runs on where NKI lets the author choose (engine=); `unknown`
+ * leaves the choice to the cost model's default for the op. It changes timing, never values.
+ */
+enum class Engine : std::uint8_t { unknown, tensor, vector, scalar, gpsimd };
+const char* engine_name(Engine e);
 
 /**
  * A predicate over affine indices: all conditions hold. A condition is `expr >= 0`, or
@@ -168,6 +179,10 @@ struct ActivationOp {
   Operand data, scale, bias;
   Predicate mask;
   SourceLoc loc;
+  Engine engine = Engine::unknown;
+  /// Part of the instruction that made its operand (a cast of an accumulating instruction's
+  /// result, a negated reduction): no instruction of its own in the cost model.
+  bool fused = false;
 };
 
 /** result = op(lhs, rhs), broadcast along free dims. */
@@ -177,6 +192,8 @@ struct BinaryOp {
   Operand lhs, rhs;
   Predicate mask;
   SourceLoc loc;
+  Engine engine = Engine::unknown;
+  bool fused = false;  ///< as ActivationOp::fused
 };
 
 /** result = cond ? on_true : on_false, where cond is a tile (non-zero is true) or, when `cond` is a scalar, `pred`. */
@@ -206,6 +223,10 @@ struct ReduceOp {
   bool keepdims = false;
   Predicate mask;
   SourceLoc loc;
+  Engine engine = Engine::unknown;
+  /// The accumulation an activation / tensor_scalar_reduce does as it goes (reduce_res): part
+  /// of the instruction that made `data`, no instruction of its own in the cost model.
+  bool fused = false;
 };
 
 /** result[m, n] = sum over k (ascending, fp32) of stationary[k, m] * moving[k, n]; result in PSUM, fp32. */
@@ -221,6 +242,7 @@ struct TransposeOp {
   int result = -1;
   int data = -1;
   SourceLoc loc;
+  Engine engine = Engine::unknown;  ///< unknown: the Tensor engine; vector: isa::nc_transpose's 32x32 Vector transpose
 };
 
 /**
