@@ -939,6 +939,31 @@ tile broadcast_to(const operand& x, const Shape& shape, const op_options& o, sou
   return tile(result);
 }
 
+tile expand_dims(const operand& x, int axis, source_location sl) {
+  Trace& t = Trace::current("expand_dims", sl);
+  const SourceLoc loc = here(sl);
+  if (x.is_scalar()) t.fail("err_scalar_only_operation", loc, "nl::expand_dims needs a tile, got a scalar");
+  check_tile_scope(t, x.tile_id, loc);
+  const Shape from = tile_info(t, x.tile_id).shape;
+  if (axis < 1 || static_cast<std::size_t>(axis) > from.size()) {
+    t.fail("err_invalid_shape", loc,
+           fmt::format("nl::expand_dims of a tile of shape {} at axis {}: the axis must be in 1..{} (dimension 0 "
+                       "is the partition dimension)",
+                       shape_str(from), axis, from.size()));
+  }
+  Shape shape = from;
+  shape.insert(shape.begin() + axis, 1);
+  std::vector<ir::IndexExpr> indices;  // data dimension d is read at result axis d, or d + 1 past the new one
+  for (std::size_t d = 0; d < from.size(); ++d) {
+    const std::size_t r = d < static_cast<std::size_t>(axis) ? d : d + 1;
+    ir::IndexExpr ax = ir::IndexExpr::symbol({ir::Sym::Kind::axis, static_cast<int>(r)});
+    ax.shape = Shape(shape.size(), 1);
+    ax.shape[r] = shape[r];
+    indices.push_back(std::move(ax));
+  }
+  return tile(view_op(t, x.tile_id, std::move(indices), shape, loc));
+}
+
 namespace {
 void write_window(const access& dst, const operand& value, bool accumulate) {
   // Assignment operators take no source_location: the window's subscript is on the user's line.
@@ -1443,6 +1468,27 @@ nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const 
   // The engine keeps the intermediate in fp32: only the final result is rounded.
   nl::tile mid = nl::binary(op0.kind, data, operand0, {.dtype = DType::fp32, .mask = o.mask}, sl, nullptr, false, ir_engine(o.engine));
   return nl::binary(op1.kind, mid, operand1, {.dtype = out, .mask = o.mask}, sl, nullptr, false, ir_engine(o.engine));
+}
+
+nl::tile scalar_tensor_tensor(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
+                              const nl::binary_fn& op1, const nl::operand& operand1,
+                              const scalar_tensor_tensor_options& o, std::source_location sl) {
+  Trace& t = Trace::current("scalar_tensor_tensor", sl);
+  const SourceLoc loc = here(sl);
+  if (data.is_scalar() || operand1.is_scalar()) {
+    t.fail("err_scalar_only_operation", loc, "isa::scalar_tensor_tensor needs tiles for data and operand1, got a scalar");
+  }
+  check_scalar_operand(t, data, operand0, "isa::scalar_tensor_tensor", loc);
+  const DType out = o.dtype.value_or(nl::promoted(t, {&data, &operand1}));
+  // The engine keeps the intermediate in fp32: only the final result is rounded.
+  const nl::tile mid = o.reverse0 ? nl::binary(op0.kind, operand0, data, {.dtype = DType::fp32, .mask = o.mask}, sl,
+                                               nullptr, false, ir::Engine::vector)
+                                  : nl::binary(op0.kind, data, operand0, {.dtype = DType::fp32, .mask = o.mask}, sl,
+                                               nullptr, false, ir::Engine::vector);
+  return o.reverse1 ? nl::binary(op1.kind, operand1, mid, {.dtype = out, .mask = o.mask}, sl, nullptr, false,
+                                 ir::Engine::vector)
+                    : nl::binary(op1.kind, mid, operand1, {.dtype = out, .mask = o.mask}, sl, nullptr, false,
+                                 ir::Engine::vector);
 }
 
 nl::tile tensor_scalar_reduce(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,

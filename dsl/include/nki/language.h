@@ -456,6 +456,8 @@ void store(const access& dst, const operand& value, const store_options& o = {},
 /** nl.copy: the value (of an on-chip window too), converted to `dtype` if given. */
 tile copy(const operand& x, const op_options& o = {}, source_location loc = source_location::current());
 
+/** nl.expand_dims: a view of tile `x` with a dimension of size 1 inserted at `axis` (1 ... rank: partitions stay first). */
+tile expand_dims(const operand& x, int axis, source_location loc = source_location::current());
 /** nl.broadcast_to: `x` broadcast to `shape` (numpy rules, same rank), converted to `dtype` if given. */
 tile broadcast_to(const operand& x, const Shape& shape, const op_options& o = {},
                   source_location loc = source_location::current());
@@ -665,6 +667,20 @@ nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const 
 nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
                        const nl::binary_fn& op1, const nl::operand& operand1, const engine_options& o = {},
                        std::source_location loc = std::source_location::current());
+/** Options of isa::scalar_tensor_tensor: the reversals of NKI (operand op data instead of data op operand). */
+struct scalar_tensor_tensor_options {
+  std::optional<DType> dtype;
+  nl::predicate mask;
+  bool reverse0 = false, reverse1 = false;
+};
+/**
+ * (data op0 operand0) op1 operand1 on the Vector engine: operand0 a scalar or [P, 1] tile,
+ * operand1 a tile of data's shape; the intermediate stays fp32 (isa.scalar_tensor_tensor).
+ */
+nl::tile scalar_tensor_tensor(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
+                              const nl::binary_fn& op1, const nl::operand& operand1,
+                              const scalar_tensor_tensor_options& o = {},
+                              std::source_location loc = std::source_location::current());
 /** Options of isa::tensor_scalar_reduce. */
 struct tensor_scalar_reduce_options {
   std::optional<DType> dtype;
