@@ -114,6 +114,17 @@ std::int64_t elementwise_cycles(Engine e, std::int64_t n, int inputs) {
   }
 }
 
+/**
+ * One partition of a tile spread over many (an nl elementwise op's operand, or broadcast_to):
+ * the engines read and write within a partition, so the Tensor engine moves it, as a matmul of
+ * a ones [1, P] stationary by the [1, N] row.
+ */
+void partition_broadcast(Instruction& in, const TargetSpec& t, const Shape& from, const Shape& to, DType dtype) {
+  compute(in, t, Engine::tensor, matmul_cycles(partitions(to), free_size(to), dtype == DType::fp32),
+          fmt::format("partition_broadcast {} to {}", shape_str(from), shape_str(to)));
+  in.flops = 0;
+}
+
 bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, Instruction& in) {
   in = Instruction{};
   const ir::Op& op = k.body.at(at);
@@ -164,9 +175,7 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     // [1, P] stationary by the [1, N] row.
     const Shape& from = a->data.is_scalar() ? s : tile(a->data.tile).shape;
     if (copy && partitions(from) == 1 && partitions(s) > 1) {
-      compute(in, t, Engine::tensor, matmul_cycles(partitions(s), free_size(s), tile(a->data.tile).dtype == DType::fp32),
-              fmt::format("partition_broadcast {} to {}", shape_str(from), shape_str(s)));
-      in.flops = 0;
+      partition_broadcast(in, t, from, s, tile(a->data.tile).dtype);
       return true;
     }
     // Copies default to the Vector engine, activation functions to the Scalar engine; engine= overrides.
@@ -243,12 +252,13 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     return true;
   }
   if (const auto* v = std::get_if<ir::ViewOp>(&op)) {
-    // A window of a tile is an access pattern of the instruction that reads it; engines read
-    // each partition from its own lane, so spreading one partition over many is a copy.
+    // A window of a tile is an access pattern of the instruction that reads it; spreading one
+    // partition over many is a cross-partition move, priced as an elementwise op's partition
+    // broadcast (one rule for both).
     const Shape& from = tile(v->data).shape;
     const Shape& sh = tile(v->result).shape;
     if (partitions(from) != 1 || partitions(sh) == 1) return false;
-    compute(in, t, Engine::vector, vector_cycles(free_size(sh), 1), fmt::format("partition broadcast {}", shape_str(sh)));
+    partition_broadcast(in, t, from, sh, tile(v->data).dtype);
     return true;
   }
   if (const auto* tr = std::get_if<ir::TransposeOp>(&op)) {

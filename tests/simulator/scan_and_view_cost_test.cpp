@@ -7,13 +7,13 @@
 namespace nl = nki::language;
 using nki::sim::Engine;
 
-TEST_CASE("cost rule - tensor_tensor_scan is a Vector pass over two tiles; a window is free, a partition broadcast a copy") {
+TEST_CASE("cost rule - tensor_tensor_scan is a Vector pass over two tiles; a window is free, a partition broadcast a ones matmul") {
   const nki::Kernel k = nki::jit(
       "scan_and_views",
       [](nl::tensor a, nl::tensor b) {
         auto out = nl::ndarray({128, 512}, nl::float32, nl::shared_hbm, "out");
         auto t = nl::load(a.all());                           // (128, 512)
-        auto row = nl::load(b.all()).broadcast_to({128, 512});  // [1, 512] -> [128, 512]: a Vector copy
+        auto row = nl::load(b.all()).broadcast_to({128, 512});  // [1, 512] -> [128, 512]: a Tensor-engine ones matmul
         auto s = nki::isa::tensor_tensor_scan(t, row, 0.0, nl::multiply, nl::add);
         auto last = s[nl::_, nl::ds(511, 1)];                 // (128, 1): a view
         nl::store(out.all(), nl::add(s, last));
@@ -42,7 +42,7 @@ TEST_CASE("cost rule - tensor_tensor_scan is a Vector pass over two tiles; a win
   CHECK(scans[0].what == "tensor_tensor_scan multiply add [128,512]");
   REQUIRE(views.size() == 2);
   CHECK(view_has == std::vector<bool>{true, false});  // the broadcast copies; the column is a view
-  CHECK(views[0].engine == Engine::vector);
-  CHECK(views[0].cycles == 512 + 60);
-  CHECK(views[0].what == "partition broadcast [128,512]");
+  CHECK(views[0].engine == Engine::tensor);  // as an elementwise op's partition broadcast: max(min(64, P), N) x4 (fp32)
+  CHECK(views[0].cycles == 4 * 512 + 60);
+  CHECK(views[0].what == "partition_broadcast [1,512] to [128,512]");
 }
