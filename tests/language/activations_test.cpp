@@ -36,24 +36,7 @@ std::vector<float> with_specials(std::vector<float> v) {
 
 namespace {
 void activations_case(std::initializer_list<std::pair<const char*, nl::unary_fn>> ops) {
-  for (auto [name_c, op] : ops) {
-    const std::string name = name_c;
-    CAPTURE(name);
-    const nki::Kernel k = nki::jit(std::string("act_") + name, [op](nl::tensor a) {
-      auto out = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm, "out");
-      nl::store(out.all(), op(nl::load(a.all())));
-      return out;
-    });
-    for (DType dt : {DType::fp32, DType::bf16, DType::fp16}) {
-      CAPTURE(nki::dtype_name(dt));
-      const nki::Shape s{128, 24};
-      auto a = lt::make(s, dt, with_specials(test::random_floats(128 * 24, 91, -6.0f, 6.0f)));
-      const auto av = a.to_floats();
-      std::vector<double> want(av.size());
-      for (std::size_t x = 0; x < av.size(); ++x) want[x] = host_act(name, av[x]);
-      lt::check_both(k, lt::no_grid(), {a}, want, std::string("act ") + name);
-    }
-  }
+  lt::check_unary_ops("act", ops, with_specials(test::random_floats(128 * 24, 91, -6.0f, 6.0f)), host_act);
 }
 }  // namespace
 

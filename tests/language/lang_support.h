@@ -135,4 +135,30 @@ inline float fmul(float a, float b) {
 
 inline float canon(float x) { return std::isnan(x) ? qnan() : x; }
 
+/**
+ * Each unary function of `ops`, applied to a [128, 24] tile of `values` (converted to the
+ * dtype on the way in) in fp32, bf16 and fp16, must give host(name, x) on both executors.
+ */
+template <class Host>
+void check_unary_ops(const std::string& prefix, std::initializer_list<std::pair<const char*, nl::unary_fn>> ops,
+                     const std::vector<float>& values, Host host) {
+  for (auto [name_c, op] : ops) {
+    const std::string name = name_c;
+    CAPTURE(name);
+    const nki::Kernel k = nki::jit(prefix + "_" + name, [op](nl::tensor a) {
+      auto out = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm, "out");
+      nl::store(out.all(), op(nl::load(a.all())));
+      return out;
+    });
+    for (DType dt : {DType::fp32, DType::bf16, DType::fp16}) {
+      CAPTURE(nki::dtype_name(dt));
+      auto a = make({128, 24}, dt, values);
+      const auto av = a.to_floats();
+      std::vector<double> want(av.size());
+      for (std::size_t x = 0; x < av.size(); ++x) want[x] = host(name, av[x]);
+      check_both(k, no_grid(), {a}, want, prefix + " " + name);
+    }
+  }
+}
+
 }  // namespace lt
