@@ -413,6 +413,15 @@ const char* subscript_kind(const index_arg& s) {
   return "?";
 }
 
+/** The coordinate along axis `k` of a tile of `shape` (0 everywhere when that axis has extent 1). */
+ir::IndexExpr tile_axis(std::size_t k, const Shape& shape) {
+  ir::IndexExpr ax = ir::IndexExpr::symbol({ir::Sym::Kind::axis, static_cast<int>(k)});
+  ax.shape = Shape(shape.size(), 1);
+  ax.shape[k] = shape[k];
+  if (shape[k] == 1) ax.terms.clear();
+  return ax;
+}
+
 struct resolved {
   std::vector<ir::IndexExpr> indices;
   Shape shape;
@@ -484,11 +493,7 @@ resolved resolve_subscripts(Trace& t, const std::string& what, const Shape& dims
                            decl.name, shape_str(e.shape)));
       }
       if (axis_of[d] >= 0) {
-        ir::IndexExpr ax = ir::IndexExpr::symbol({ir::Sym::Kind::axis, axis_of[d]});
-        ax.shape = Shape(shape.size(), 1);
-        ax.shape[static_cast<std::size_t>(axis_of[d])] = shape[static_cast<std::size_t>(axis_of[d])];
-        if (ax.shape[static_cast<std::size_t>(axis_of[d])] == 1) ax.terms.clear();
-        e = ir::add(e, ax);
+        e = ir::add(e, tile_axis(static_cast<std::size_t>(axis_of[d]), shape));
       }
       out.indices.push_back(std::move(e));
     }
@@ -927,10 +932,7 @@ tile broadcast_to(const operand& x, const Shape& shape, const op_options& o, sou
         indices.push_back(ir::IndexExpr::constant_of(0));
         continue;
       }
-      ir::IndexExpr ax = ir::IndexExpr::symbol({ir::Sym::Kind::axis, static_cast<int>(d)});
-      ax.shape = Shape(shape.size(), 1);
-      ax.shape[d] = shape[d];
-      indices.push_back(std::move(ax));
+      indices.push_back(tile_axis(d, shape));
     }
     result = view_op(t, x.tile_id, std::move(indices), shape, loc);
   }
@@ -954,13 +956,8 @@ tile expand_dims(const operand& x, int axis, source_location sl) {
   Shape shape = from;
   shape.insert(shape.begin() + axis, 1);
   std::vector<ir::IndexExpr> indices;  // data dimension d is read at result axis d, or d + 1 past the new one
-  for (std::size_t d = 0; d < from.size(); ++d) {
-    const std::size_t r = d < static_cast<std::size_t>(axis) ? d : d + 1;
-    ir::IndexExpr ax = ir::IndexExpr::symbol({ir::Sym::Kind::axis, static_cast<int>(r)});
-    ax.shape = Shape(shape.size(), 1);
-    ax.shape[r] = shape[r];
-    indices.push_back(std::move(ax));
-  }
+  for (std::size_t d = 0; d < from.size(); ++d)
+    indices.push_back(tile_axis(d < static_cast<std::size_t>(axis) ? d : d + 1, shape));
   return tile(view_op(t, x.tile_id, std::move(indices), shape, loc));
 }
 
