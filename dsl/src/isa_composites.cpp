@@ -203,7 +203,10 @@ nl::tile nc_find_index8(const nl::operand& data, const nl::operand& vals, const 
   const search r{t, sl, positions(p, f, sl), f};
   // The mask applies to data only: a masked-off position starts out taken, so it never matches.
   std::optional<nl::tile> taken;
-  if (!o.mask.empty()) taken = affine_select(o.mask, 0.0, 1.0, {.dtype = DType::fp32}, sl);
+  if (!o.mask.empty()) {
+    const nl::tile none = r.v(nl::multiply(r.pos, 0.0, r.fp32(), sl));
+    taken = affine_select(o.mask, none, 1.0, {.dtype = DType::fp32}, sl);
+  }
   const nl::tile vt(v);
   std::vector<nl::tile> firsts;
   for (std::int64_t j = 0; j < 8; ++j) {
