@@ -1,6 +1,7 @@
 /**
  * \file ISA instructions traced as the IR ops they are made of: max8, nc_find_index8,
- * nc_match_replace8, tensor_scalar_cumulative, tensor_partition_reduce, bn_stats, bn_aggr.
+ * nc_match_replace8, tensor_scalar_cumulative, tensor_partition_reduce, bn_stats, bn_aggr,
+ * tensor_copy_predicated, select_reduce, range_select.
  *
  * NKI runs each as one instruction. The first op of a composite carries the instruction's
  * engine; the element-wise, reduce and copy ops after it are marked fused, so the cost model
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <limits>
 
+#include "nki/isa_select.h"
 #include "nki/language.h"
 #include "nki/trace.h"
 
@@ -426,6 +428,181 @@ nl::tile bn_aggr(const nl::operand& data, const nl::op_options& o, std::source_l
   }
   const nl::tile var = v(nl::divide(*m2, n, fp32, sl));
   return columns(t, {mean, var}, o.dtype.value_or(dtype_of(t, d)), sl);
+}
+
+namespace {
+
+/** a and b hold the same number of partitions and of elements per partition. */
+void same_extent(Trace& t, int a, const char* a_role, int b, const char* b_role, const char* op, const SourceLoc& loc) {
+  const Shape& sa = shape_of(t, a);
+  const Shape& sb = shape_of(t, b);
+  if (sa[0] != sb[0]) {
+    t.fail("err_num_partition_mismatch", loc,
+           fmt::format("{}: {} {} has {} partitions; {} {} has {}", op, a_role, shape_str(sa), sa[0], b_role,
+                       shape_str(sb), sb[0]));
+  }
+  if (shape_elements(sa) != shape_elements(sb)) {
+    t.fail("err_free_dim_mismatch", loc,
+           fmt::format("{}: {} {} and {} {} have different numbers of elements per partition", op, a_role,
+                       shape_str(sa), b_role, shape_str(sb)));
+  }
+}
+
+bool is_unsigned(DType d) { return d == DType::uint8 || d == DType::uint16 || d == DType::uint32; }
+
+/** The row maximum of an fp32 select into reduce_res (reset_reduce only: no register state across instructions). */
+void max_into(Trace& t, const nl::tile& fp32, const std::optional<nl::access>& res, isa::reduce_cmd cmd,
+              const char* op, const SourceLoc& loc, const std::source_location& sl) {
+  if (!res) {
+    if (cmd != reduce_cmd::idle && cmd != reduce_cmd::reset_reduce) {
+      t.fail("err_invalid_reduce_res", loc,
+             fmt::format("{}: a reduce_cmd that accumulates without reduce_res: the maximum would never be read", op));
+    }
+    return;
+  }
+  if (cmd != reduce_cmd::reset_reduce) {
+    t.fail("err_unsupported_reduce_cmd", loc,
+           fmt::format("{} with reduce_res: only reduce_cmd reset_reduce (registers reset, this instruction's maximum "
+                       "written out) is supported; state kept across instructions is not",
+                       op));
+  }
+  const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(res->tensor()));
+  if (ir::is_hbm(decl.memory)) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("{}: reduce_res is tensor {} in {}; it must be an SBUF or PSUM tile", op, decl.name,
+                       ir::memory_name(decl.memory)));
+  }
+  nl::access w = *res;
+  w = part(t, nl::max(fp32, 1, {.dtype = DType::fp32, .keepdims = true}, sl), ir::Engine::vector);
+}
+
+}  // namespace
+
+void tensor_copy_predicated(const nl::access& dst, const nl::operand& src, const nl::operand& predicate,
+                            bool reverse_pred, std::source_location sl) {
+  Trace& t = Trace::current("tensor_copy_predicated", sl);
+  const SourceLoc loc = here(sl);
+  constexpr const char* name = "isa::tensor_copy_predicated";
+  const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(dst.tensor()));
+  if (ir::is_hbm(decl.memory)) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("{}: dst is tensor {} in {}; it must be an SBUF or PSUM window", name, decl.name,
+                       ir::memory_name(decl.memory)));
+  }
+  if (predicate.is_scalar()) {
+    t.fail("err_scalar_only_operation", loc, fmt::format("{}: predicate is a scalar; it must be a tile", name));
+  }
+  // What dst holds now: kept where the predicate is false.
+  const nl::tile current(nl::operand(dst, dst.loc()).tile_id);
+  same_extent(t, predicate.tile_id, "predicate", current.id(), "dst", name, loc);
+  const DType pd = dtype_of(t, predicate.tile_id);
+  if (!is_unsigned(pd)) {
+    t.fail("err_unsupported_dtype", loc,
+           fmt::format("{}: predicate is {}; it must be uint8, uint16 or uint32", name, dtype_name(pd)));
+  }
+  if (!src.is_scalar()) {
+    same_extent(t, src.tile_id, "src", current.id(), "dst", name, loc);
+    if (dtype_of(t, src.tile_id) != decl.dtype) {
+      t.fail("err_unsupported_dtype", loc,
+             fmt::format("{}: src is {} and dst {}; they must have the same dtype", name,
+                         dtype_name(dtype_of(t, src.tile_id)), dtype_name(decl.dtype)));
+    }
+    if (t.ir().tiles.at(static_cast<std::size_t>(src.tile_id)).memory == ir::Memory::psum &&
+        t.ir().tiles.at(static_cast<std::size_t>(predicate.tile_id)).memory == ir::Memory::psum) {
+      t.fail("err_unsupported_memory", loc,
+             fmt::format("{}: src and predicate are both in PSUM; at most one of them may be", name));
+    }
+  }
+  const nl::tile pred(predicate.tile_id);
+  const nl::tile chosen = reverse_pred ? nl::where(pred, current, src, {.dtype = decl.dtype}, sl)
+                                       : nl::where(pred, src, current, {.dtype = decl.dtype}, sl);
+  nl::access w = dst;
+  w = chosen;
+}
+
+nl::tile select_reduce(const nl::operand& predicate, const nl::operand& on_true, const nl::operand& on_false,
+                       const select_reduce_options& o, std::source_location sl) {
+  Trace& t = Trace::current("select_reduce", sl);
+  const SourceLoc loc = here(sl);
+  constexpr const char* name = "isa::select_reduce";
+  for (const auto& [x, role] : {std::pair{&predicate, "predicate"}, std::pair{&on_true, "on_true"}}) {
+    if (x->is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("{}: {} is a scalar; it must be a tile", name, role));
+  }
+  same_extent(t, predicate.tile_id, "predicate", on_true.tile_id, "on_true", name, loc);
+  const DType pd = dtype_of(t, predicate.tile_id);
+  if (pd != DType::int8 && pd != DType::uint8 && pd != DType::int16 && pd != DType::uint16) {
+    t.fail("err_unsupported_dtype", loc,
+           fmt::format("{}: predicate is {}; it must be int8, uint8, int16 or uint16", name, dtype_name(pd)));
+  }
+  const DType td = dtype_of(t, on_true.tile_id);
+  if (is_32bit_integer(td)) {
+    t.fail("err_unsupported_dtype", loc, fmt::format("{}: on_true is {}; int32 and uint32 are not supported", name, dtype_name(td)));
+  }
+  if (!on_false.is_scalar()) {
+    const Shape& fs = shape_of(t, on_false.tile_id);
+    const std::int64_t p = shape_of(t, on_true.tile_id)[0];
+    if (fs[0] != p || shape_elements(fs) != p) {
+      t.fail("err_free_dim_mismatch", loc,
+             fmt::format("{}: on_false is a scalar or a [{}, 1] tile, got {}", name, p, shape_str(fs)));
+    }
+  }
+  if (o.reduce_op && o.reduce_op->kind != ir::BinaryKind::maximum) {
+    t.fail("err_unsupported_reduction_op", loc,
+           fmt::format("{} reduces with nl::maximum only; got reduce_op {}", name, ir::binary_name(o.reduce_op->kind)));
+  }
+  const nl::tile pred(predicate.tile_id);
+  const nl::tile fp = o.reverse_pred ? nl::where(pred, on_false, on_true, {.dtype = DType::fp32}, sl)
+                                     : nl::where(pred, on_true, on_false, {.dtype = DType::fp32}, sl);
+  max_into(t, fp, o.reduce_res, o.reduce_cmd, name, loc, sl);
+  const DType out = o.dtype.value_or(td);
+  if (out == DType::fp32) return fp;
+  return part(t, nl::copy(fp, {.dtype = out}, sl), ir::Engine::vector);
+}
+
+nl::tile range_select(const nl::operand& on_true, const nl::binary_fn& comp_op0, const nl::binary_fn& comp_op1,
+                      const nl::operand& bound0, const nl::operand& bound1, const range_select_options& o,
+                      std::source_location sl) {
+  Trace& t = Trace::current("range_select", sl);
+  const SourceLoc loc = here(sl);
+  constexpr const char* name = "isa::range_select";
+  const int x = tile_2d(t, on_true, name, "on_true", loc);
+  const auto [p, f] = std::pair{shape_of(t, x)[0], shape_of(t, x)[1]};
+  if (!is_float(dtype_of(t, x))) {
+    t.fail("err_unsupported_dtype", loc,
+           fmt::format("{}: on_true is {}; it must be a floating-point tile", name, dtype_name(dtype_of(t, x))));
+  }
+  for (const nl::binary_fn* c : {&comp_op0, &comp_op1}) {
+    using K = ir::BinaryKind;
+    if (c->kind != K::equal && c->kind != K::less && c->kind != K::less_equal && c->kind != K::greater &&
+        c->kind != K::greater_equal) {
+      t.fail("err_unsupported_comparison_op", loc,
+             fmt::format("{}: comparison {}; it must be equal, less, less_equal, greater or greater_equal", name,
+                         ir::binary_name(c->kind)));
+    }
+  }
+  for (const auto& [b, role] : {std::pair{&bound0, "bound0"}, std::pair{&bound1, "bound1"}}) {
+    if (b->is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("{}: {} is a scalar; it must be a [{}, 1] fp32 tile", name, role, p));
+    const Shape& bs = shape_of(t, b->tile_id);
+    if (bs[0] != p || shape_elements(bs) != p) {
+      t.fail("err_free_dim_mismatch", loc,
+             fmt::format("{}: {} must be a [{}, 1] tile (one element per partition), got {}", name, role, p, shape_str(bs)));
+    }
+    if (dtype_of(t, b->tile_id) != DType::fp32) {
+      t.fail("err_unsupported_dtype", loc,
+             fmt::format("{}: {} is {}; the bounds are fp32", name, role, dtype_name(dtype_of(t, b->tile_id))));
+    }
+  }
+  // The free index plus range_start, compared in fp32 (exact below 2^24).
+  const nl::mgrid_pair g = nl::mgrid(p, f, sl);
+  const nl::tile index = iota(g.x + 0 * g.p + o.range_start, DType::fp32, {}, sl);
+  const nl::tile in0 = part(t, comp_op0(index, bound0, {.dtype = DType::fp32}, sl), ir::Engine::vector);
+  const nl::tile in1 = part(t, comp_op1(index, bound1, {.dtype = DType::fp32}, sl), ir::Engine::vector);
+  const nl::tile in = part(t, nl::multiply(in0, in1, {.dtype = DType::fp32}, sl), ir::Engine::vector);
+  const nl::tile fp = nl::where(in, nl::tile(x), o.on_false_value, {.dtype = DType::fp32}, sl);
+  max_into(t, fp, o.reduce_res, o.reduce_cmd, name, loc, sl);
+  const DType out = o.dtype.value_or(dtype_of(t, x));
+  if (out == DType::fp32) return fp;
+  return part(t, nl::copy(fp, {.dtype = out}, sl), ir::Engine::vector);
 }
 
 }  // namespace nki::isa
