@@ -3,10 +3,11 @@
  * nc_match_replace8, tensor_scalar_cumulative, tensor_partition_reduce, bn_stats, bn_aggr,
  * tensor_copy_predicated, select_reduce, range_select.
  *
- * NKI runs each as one instruction. The first op of a composite carries the instruction's
- * engine; the element-wise, reduce and copy ops after it are marked fused, so the cost model
- * charges the instruction once. (Iota, select and transpose ops have no fused flag in the IR:
- * they are charged as the instructions they are.)
+ * NKI runs each as one instruction. One op of a composite (its first copy, its scan, its
+ * select, its reduction) stands for the instruction on the docstring's engine; the element-wise,
+ * reduce and copy ops around it are marked fused, so the cost model charges the instruction
+ * once. (Iota, select and transpose ops have no fused flag in the IR: the others a composite
+ * traces are charged as the instructions they are.)
  */
 #include <fmt/format.h>
 
@@ -332,7 +333,7 @@ nl::tile tensor_partition_reduce(const nl::binary_fn& op, const nl::operand& dat
                                                                    : ir::ReduceKind::min;
   const auto [p, f] = std::pair{shape_of(t, d)[0], shape_of(t, d)[1]};
   const DType out = o.dtype.value_or(dtype_of(t, d));
-  const nl::tile x = nl::copy(nl::tile(d), {.dtype = DType::fp32}, sl);
+  const nl::tile x = part(t, nl::copy(nl::tile(d), {.dtype = DType::fp32}, sl), ir::Engine::gpsimd);
   // Partitions become the free axis of a transpose (at most 128 columns at a time), reduce in
   // fp32 in partition order, and come back as one row.
   std::vector<nl::tile> rows;
