@@ -39,7 +39,7 @@ TEST_CASE("isa::dropout / nl::dropout: exact kept elements, about 1 - rate of th
   CHECK(std::fabs(static_cast<double>(kept) / static_cast<double>(p * f) - 0.7) < 0.007);
 }
 
-TEST_CASE("isa::dropout: per-partition probabilities [P, 1]; integer data with a float32 probability tile") {
+TEST_CASE("isa::dropout: per-partition probabilities [P, 1], integer data with a float32 probability tile") {
   const nki::Kernel k = nki::jit("dropout_partitions", [](nl::tensor a, nl::tensor prob) {
     auto o = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm, "o");
     nl::store(o.all(), isa::dropout(nl::load(a.all()), nl::load(prob.all())));

@@ -64,7 +64,7 @@ TEST_CASE("random ops: one instruction per call on the engine NKI names, the res
   }
 }
 
-TEST_CASE("random ops: dropout is one Vector instruction; a seed is its lane spread plus one instruction") {
+TEST_CASE("random ops: dropout is one Vector instruction, a seed is its lane spread plus one instruction") {
   const nki::Kernel k = nki::jit("cost_dropout", [](nl::tensor a, nl::tensor seed) {
     auto o = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm, "o");
     auto x = nl::load(a.all());

@@ -46,7 +46,7 @@ TEST_CASE("nl::random_seed / isa::set_rng_seed: the same seed gives the same val
   }
 }
 
-TEST_CASE("isa::rand_set_state / rand_get_state: per-partition states; a state read back replays what followed") {
+TEST_CASE("isa::rand_set_state / rand_get_state: per-partition states, a state read back replays what followed") {
   // x: call 0 of the set state; g: the state after it; y: call 1; z: call 0 of g set again, = y.
   for (auto [engine, words] : {std::pair{isa::gpsimd_engine, std::int64_t{6}}, {isa::vector_engine, std::int64_t{24}}}) {
     CAPTURE(words);

@@ -51,7 +51,7 @@ TEST_CASE("nl::rand: the generator's exact values per call, instance, loop itera
   }
 }
 
-TEST_CASE("nl::rand: 64K fp32 uniforms have mean 1/2 and variance 1/12 within 1%; all in [0, 1)") {
+TEST_CASE("nl::rand: 64K fp32 uniforms have mean 1/2 and variance 1/12 within 1%, all at least 0 and below 1") {
   const nki::Kernel k = nki::jit("rand_stats", []() {
     auto o = nl::ndarray({128, 512}, nl::float32, nl::shared_hbm, "o");
     nl::store(o.all(), nl::rand({128, 512}, nl::float32));
@@ -114,7 +114,7 @@ TEST_CASE("isa::rng: 32 random bits truncated to the integer dtype, Vector and G
   }
 }
 
-TEST_CASE("isa::rand2: uniform fp32 in [min, max) from scalars or [P, 1] tiles, rounded to the dtype") {
+TEST_CASE("isa::rand2: uniform fp32 from min up to max, scalars or [P, 1] tiles, rounded to the dtype") {
   const nki::Kernel k = nki::jit("rand2_values", [](nl::tensor lo, nl::tensor hi) {
     const std::int64_t p = lo.shape()[0];
     auto o1 = nl::ndarray({p, 256}, nl::float32, nl::shared_hbm, "o1");
