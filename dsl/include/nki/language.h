@@ -592,6 +592,19 @@ struct rms_norm_options {
 tile rms_norm(const operand& x, const operand& w, const axes& a, std::int64_t n, const rms_norm_options& o = {},
               source_location loc = source_location::current());
 
+// ---- random numbers (dsl/src/random.cpp: a counter-based generator traced as bitwise ops) ----
+
+/** nl.rand: a tile of uniform values in [0, 1) of a float dtype, in SBUF (default) or PSUM. */
+tile rand(const Shape& shape, DType dtype, buffer buf = sbuf, source_location loc = source_location::current());
+/** nl.random_seed: seeds the generator of nl::rand and nl::dropout from a [1, 1] 32-bit integer tile. */
+void random_seed(const operand& seed, source_location loc = source_location::current());
+/**
+ * nl.dropout: x with each element replaced by 0 with probability `rate` (a scalar or a [P, 1]
+ * tile), the kept elements unchanged (NKI does not rescale them); converted to o.dtype if given.
+ */
+tile dropout(const operand& x, const operand& rate, const op_options& o = {},
+             source_location loc = source_location::current());
+
 // ---- matmul and transpose ----
 
 /**
@@ -827,6 +840,32 @@ struct range_select_options {
 nl::tile range_select(const nl::operand& on_true, const nl::binary_fn& comp_op0, const nl::binary_fn& comp_op1,
                       const nl::operand& bound0, const nl::operand& bound1, const range_select_options& o = {},
                       std::source_location loc = std::source_location::current());
+
+// ---- random numbers (dsl/src/random.cpp) ----
+
+/**
+ * isa.rng: 32 random bits per element, truncated to o.dtype (an integer type, default uint32)
+ * by keeping the least significant bits; on the Vector engine (default) or GpSimd.
+ */
+nl::tile rng(const Shape& shape, const engine_options& o = {},
+             std::source_location loc = std::source_location::current());
+/** isa.rand2: uniform fp32 values in [min, max] (scalars or [P, 1] tiles), converted to o.dtype; Vector engine. */
+nl::tile rand2(const Shape& shape, const nl::operand& min, const nl::operand& max, const nl::op_options& o = {},
+               std::source_location loc = std::source_location::current());
+/**
+ * isa.dropout: data with each element replaced by 0 with probability `prob` (a scalar or a
+ * [P, 1] tile, fp32 when data is an integer tile); the result has data's dtype. Vector engine.
+ */
+nl::tile dropout(const nl::operand& data, const nl::operand& prob, const nl::op_options& o = {},
+                 std::source_location loc = std::source_location::current());
+/** isa.set_rng_seed: seeds the Vector engine's generator from a [1, 1] 32-bit integer tile. */
+void set_rng_seed(const nl::operand& src_seeds, std::source_location loc = std::source_location::current());
+/** isa.rand_set_state: sets an engine's per-partition generator state from a uint32 SBUF tile [P, 6] (GpSimd) or [P, 24] (Vector). */
+void rand_set_state(const nl::operand& src_seeds, isa::engine engine = isa::engine::gpsimd,
+                    std::source_location loc = std::source_location::current());
+/** isa.rand_get_state: an engine's current generator state as a uint32 tile [P, 6] (GpSimd) or [P, 24] (Vector). */
+nl::tile rand_get_state(const Shape& shape, isa::engine engine = isa::engine::gpsimd,
+                        std::source_location loc = std::source_location::current());
 
 /** Fills an on-chip window with a value (isa.memset). */
 void memset(const nl::access& dst, double value, std::source_location loc = std::source_location::current());
