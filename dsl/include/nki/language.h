@@ -592,6 +592,19 @@ struct rms_norm_options {
 tile rms_norm(const operand& x, const operand& w, const axes& a, std::int64_t n, const rms_norm_options& o = {},
               source_location loc = source_location::current());
 
+// ---- random numbers (dsl/src/random.cpp: a counter-based generator traced as bitwise ops) ----
+
+/** nl.rand: a tile of uniform values in [0, 1) of a float dtype, in SBUF (default) or PSUM. */
+tile rand(const Shape& shape, DType dtype, buffer buf = sbuf, source_location loc = source_location::current());
+/** nl.random_seed: seeds the generator of nl::rand and nl::dropout from a [1, 1] 32-bit integer tile. */
+void random_seed(const operand& seed, source_location loc = source_location::current());
+/**
+ * nl.dropout: x with each element replaced by 0 with probability `rate` (a scalar or a [P, 1]
+ * tile), the kept elements unchanged (NKI does not rescale them); converted to o.dtype if given.
+ */
+tile dropout(const operand& x, const operand& rate, const op_options& o = {},
+             source_location loc = source_location::current());
+
 // ---- matmul and transpose ----
 
 /**
@@ -746,6 +759,114 @@ struct scan_options {
 nl::tile tensor_tensor_scan(const nl::operand& data0, const nl::operand& data1, const nl::operand& initial,
                             const nl::binary_fn& op0, const nl::binary_fn& op1, const scan_options& o = {},
                             std::source_location loc = std::source_location::current());
+// ---- ISA ops composed of the ops above (isa_composites.cpp; docs/reference.md lists the sequences) ----
+
+/** The 8 largest values of each partition of a [P, F] tile (8 <= F <= 16384), descending, as [P, 8]; fp32 inside. */
+nl::tile max8(const nl::operand& src, const nl::op_options& o = {},
+              std::source_location loc = std::source_location::current());
+/**
+ * For each of the 8 values of each partition of vals ([P, 8]), the index of its first
+ * occurrence in data ([P, F], 8 <= F <= 16384), as [P, 8] uint32 (or uint16); a value not
+ * found gives all ones. Duplicate vals take successive matching positions in ascending order.
+ */
+nl::tile nc_find_index8(const nl::operand& data, const nl::operand& vals, const nl::op_options& o = {},
+                        std::source_location loc = std::source_location::current());
+/** Options of isa::nc_match_replace8. */
+struct match_replace8_options {
+  std::optional<DType> dtype;
+  std::optional<nl::access> dst_idx;  ///< where the [P, 8] uint32 indices of the matches go
+};
+/**
+ * data with the first occurrence of each of the 8 vals of its partition replaced by imm.
+ * Duplicate vals are matched from vals[7] down, so the first matching position lands in the
+ * highest dst_idx column of the duplicates.
+ */
+nl::tile nc_match_replace8(const nl::operand& data, const nl::operand& vals, double imm,
+                           const match_replace8_options& o = {},
+                           std::source_location loc = std::source_location::current());
+/** Options of isa::tensor_scalar_cumulative. */
+struct cumulative_options {
+  bool reverse0 = false;  ///< op0(imm0, src) instead of op0(src, imm0)
+  isa::reduce_cmd reduce_cmd = isa::reduce_cmd::reset_reduce;
+  std::optional<DType> dtype;
+};
+/**
+ * Along the free axis of each partition: reg = op1(op0(src[i], imm0), reg), dst[i] = reg, with
+ * reg starting at op1's identity (reset_reduce) or at imm1 (load_reduce); fp32 inside.
+ */
+nl::tile tensor_scalar_cumulative(const nl::operand& src, const nl::binary_fn& op0, const nl::binary_fn& op1,
+                                  const nl::operand& imm0, const nl::operand& imm1 = 0.0,
+                                  const cumulative_options& o = {},
+                                  std::source_location loc = std::source_location::current());
+/** The reduction across partitions of a [P, F] tile (op: add, maximum, minimum), as [1, F]. */
+nl::tile tensor_partition_reduce(const nl::binary_fn& op, const nl::operand& data, const nl::op_options& o = {},
+                                 std::source_location loc = std::source_location::current());
+/** Per partition of a [P, F<=512] tile: count, mean, variance * count of the even and of the odd elements ([P, 6]). */
+nl::tile bn_stats(const nl::operand& data, const nl::op_options& o = {},
+                  std::source_location loc = std::source_location::current());
+/** Combines (count, mean, variance * count) triples of each partition ([P, 3k]) into mean and variance ([P, 2]). */
+nl::tile bn_aggr(const nl::operand& data, const nl::op_options& o = {},
+                 std::source_location loc = std::source_location::current());
+
+/** Writes src (a tile or a scalar) into the on-chip window dst where predicate (an unsigned integer tile) is non-zero. */
+void tensor_copy_predicated(const nl::access& dst, const nl::operand& src, const nl::operand& predicate,
+                            bool reverse_pred = false, std::source_location loc = std::source_location::current());
+
+/** Options of isa::select_reduce and isa::range_select: the per-partition maximum of the result. */
+struct select_reduce_options {
+  std::optional<nl::access> reduce_res;  ///< where the [P, 1] maximum goes
+  isa::reduce_cmd reduce_cmd = isa::reduce_cmd::idle;
+  std::optional<nl::binary_fn> reduce_op;  ///< nl::maximum only
+  bool reverse_pred = false;
+  std::optional<DType> dtype;
+};
+/** predicate ? on_true : on_false (a scalar or a [P, 1] tile); with reduce_res and reset_reduce also the row max. */
+nl::tile select_reduce(const nl::operand& predicate, const nl::operand& on_true, const nl::operand& on_false,
+                       const select_reduce_options& o = {},
+                       std::source_location loc = std::source_location::current());
+
+/** Options of isa::range_select. */
+struct range_select_options {
+  std::optional<nl::access> reduce_res;  ///< where the [P, 1] maximum goes
+  isa::reduce_cmd reduce_cmd = isa::reduce_cmd::reset_reduce;
+  std::int64_t range_start = 0;
+  double on_false_value = -3.4028234663852886e38;  ///< FP32_MIN, the only value the hardware takes
+  std::optional<DType> dtype;
+};
+/**
+ * on_true where comp_op0(range_start + f, bound0) and comp_op1(range_start + f, bound1) hold
+ * (f the free index, compared in fp32; bounds [P, 1] fp32 tiles), on_false_value elsewhere.
+ */
+nl::tile range_select(const nl::operand& on_true, const nl::binary_fn& comp_op0, const nl::binary_fn& comp_op1,
+                      const nl::operand& bound0, const nl::operand& bound1, const range_select_options& o = {},
+                      std::source_location loc = std::source_location::current());
+
+// ---- random numbers (dsl/src/random.cpp) ----
+
+/**
+ * isa.rng: 32 random bits per element, truncated to o.dtype (an integer type, default uint32)
+ * by keeping the least significant bits; on the Vector engine (default) or GpSimd.
+ */
+nl::tile rng(const Shape& shape, const engine_options& o = {},
+             std::source_location loc = std::source_location::current());
+/** isa.rand2: uniform fp32 values in [min, max] (scalars or [P, 1] tiles), converted to o.dtype; Vector engine. */
+nl::tile rand2(const Shape& shape, const nl::operand& min, const nl::operand& max, const nl::op_options& o = {},
+               std::source_location loc = std::source_location::current());
+/**
+ * isa.dropout: data with each element replaced by 0 with probability `prob` (a scalar or a
+ * [P, 1] tile, fp32 when data is an integer tile); the result has data's dtype. Vector engine.
+ */
+nl::tile dropout(const nl::operand& data, const nl::operand& prob, const nl::op_options& o = {},
+                 std::source_location loc = std::source_location::current());
+/** isa.set_rng_seed: seeds the Vector engine's generator from a [1, 1] 32-bit integer tile. */
+void set_rng_seed(const nl::operand& src_seeds, std::source_location loc = std::source_location::current());
+/** isa.rand_set_state: sets an engine's per-partition generator state from a uint32 SBUF tile [P, 6] (GpSimd) or [P, 24] (Vector). */
+void rand_set_state(const nl::operand& src_seeds, isa::engine engine = isa::engine::gpsimd,
+                    std::source_location loc = std::source_location::current());
+/** isa.rand_get_state: an engine's current generator state as a uint32 tile [P, 6] (GpSimd) or [P, 24] (Vector). */
+nl::tile rand_get_state(const Shape& shape, isa::engine engine = isa::engine::gpsimd,
+                        std::source_location loc = std::source_location::current());
+
 /** Fills an on-chip window with a value (isa.memset). */
 void memset(const nl::access& dst, double value, std::source_location loc = std::source_location::current());
 

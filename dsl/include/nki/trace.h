@@ -39,6 +39,8 @@ class Trace {
   void close_loop(int loop);
   /** The innermost open loop, or -1 at the top level of the kernel. */
   int innermost_loop() const { return open_loops_.empty() ? -1 : open_loops_.back(); }
+  /** The open loops, outermost first. */
+  const std::vector<int>& open_loops() const { return open_loops_; }
   /** The loop a tile / tensor was created in (-1: top level). */
   int tile_scope(int tile) const { return tile_scope_.at(static_cast<std::size_t>(tile)); }
   int tensor_scope(int tensor) const { return tensor_scope_.at(static_cast<std::size_t>(tensor)); }
@@ -47,12 +49,24 @@ class Trace {
 
   [[noreturn]] void fail(const char* name, const SourceLoc& loc, std::string detail) const;
 
+  /**
+   * The state of one engine's random-number generator while tracing (random.cpp): the two
+   * uint32 key tiles a seed or state set (-1: the built-in key) and the generator calls since then.
+   */
+  struct RngState {
+    int key0 = -1, key1 = -1;
+    std::int64_t calls = 0;
+  };
+  /** Slot 0: the Vector engine's generator, slot 1: GpSimd's. */
+  RngState& rng_state(int slot) { return rng_states_[static_cast<std::size_t>(slot)]; }
+
  private:
   ir::KernelIR ir_;
   std::vector<std::int64_t> grid_;
   std::vector<int> open_loops_;
   std::vector<int> open_loop_ops_;  ///< body index of each open loop's LoopOp
   std::vector<int> tile_scope_, tensor_scope_;
+  RngState rng_states_[2];
   Trace* previous_;
 };
 

@@ -62,12 +62,13 @@ struct OpPrinter {
   }
   std::string operator()(const SelectOp& op) const {
     const std::string cond = op.cond.is_scalar() ? "(" + predicate_str(op.pred) + ")" : operand_str(op.cond);
-    return fmt::format("%t{} = select {}, {}, {}{} : {}", op.result, cond, operand_str(op.on_true),
-                       operand_str(op.on_false), mask_str(op.mask), tile_type(k, op.result));
+    return fmt::format("%t{} = select {}, {}, {}{}{} : {}", op.result, cond, operand_str(op.on_true),
+                       operand_str(op.on_false), mask_str(op.mask), engine_str(Engine::unknown, op.fused),
+                       tile_type(k, op.result));
   }
   std::string operator()(const IotaOp& op) const {
-    return fmt::format("%t{} = iota {}{} : {}", op.result, to_string(op.expr), mask_str(op.mask),
-                       tile_type(k, op.result));
+    return fmt::format("%t{} = iota {}{}{} : {}", op.result, to_string(op.expr), mask_str(op.mask),
+                       engine_str(Engine::unknown, op.fused), tile_type(k, op.result));
   }
   std::string operator()(const ReduceOp& op) const {
     return fmt::format("%t{} = reduce_{} %t{} axes({}){}{}{} : {}", op.result, reduce_name(op.kind), op.data,

@@ -654,7 +654,8 @@ class KernelBuilder {
    * Tiles computed into scratch at their place in the program: matmul, reduce and transpose
    * results; reads of tensors the kernel writes (a snapshot, so later writes cannot change
    * what was read); tiles used inside a deeper loop than they were made in (computed once,
-   * not once per iteration); activations read by several ops (computed once).
+   * not once per iteration); activations read by several ops and bitwise results read by more
+   * than two (computed once).
    */
   std::vector<bool> materialized_tiles(const std::vector<int>& stores) const {
     const ir::KernelIR& k = *ir_;
@@ -683,6 +684,11 @@ class KernelBuilder {
       if (const auto* a = std::get_if<ir::ActivationOp>(&k.body[i]);
           a && a->kind != ir::ActKind::copy && uses[static_cast<std::size_t>(a->result)] > 1)
         m[static_cast<std::size_t>(a->result)] = true;
+      // A bitwise result read by several ops (a hash round: the shifts of a rotate, the next
+      // round) is computed once: inlined, chains of them grow as (reads)^(depth).
+      if (const auto* b = std::get_if<ir::BinaryOp>(&k.body[i]);
+          b && ir::is_bitwise(b->kind) && uses[static_cast<std::size_t>(b->result)] > 2)
+        m[static_cast<std::size_t>(b->result)] = true;
     }
     return m;
   }

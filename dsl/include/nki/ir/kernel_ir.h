@@ -204,6 +204,7 @@ struct SelectOp {
   Operand on_true, on_false;
   Predicate mask;
   SourceLoc loc;
+  bool fused = false;  ///< as ActivationOp::fused (the keep-or-zero step of a dropout instruction)
 };
 
 /** result = the value of an affine expression over the tile (isa.iota). */
@@ -212,6 +213,7 @@ struct IotaOp {
   IndexExpr expr;
   Predicate mask;
   SourceLoc loc;
+  bool fused = false;  ///< as ActivationOp::fused (the counters a random-number instruction hashes)
 };
 
 /** result = reduction of `data` over free `axes` in row-major order, fp32 accumulation. */
