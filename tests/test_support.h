@@ -21,6 +21,17 @@
 
 namespace test {
 
+/**
+ * Under the sanitizer lanes (.ci/run), a test that repeats the code of another at a larger shape
+ * is skipped (`* doctest::skip(test::sanitized_build)`): it finds nothing new there and costs
+ * minutes under AddressSanitizer.
+ */
+#ifdef NKI_SANITIZED_BUILD
+inline constexpr bool sanitized_build = true;
+#else
+inline constexpr bool sanitized_build = false;
+#endif
+
 inline std::vector<float> random_floats(std::size_t n, std::uint32_t seed, float lo = -8.0f, float hi = 8.0f) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> d(lo, hi);
