@@ -319,15 +319,17 @@ nl::tile tensor_partition_reduce(const nl::binary_fn& op, const nl::operand& dat
   const SourceLoc loc = here(sl);
   constexpr const char* name = "isa::tensor_partition_reduce";
   const int d = tile_2d(t, data, name, "data", loc);
-  if (op.kind != ir::BinaryKind::add && op.kind != ir::BinaryKind::maximum && op.kind != ir::BinaryKind::minimum) {
+  if (op.kind != ir::BinaryKind::add && op.kind != ir::BinaryKind::average && op.kind != ir::BinaryKind::maximum &&
+      op.kind != ir::BinaryKind::minimum) {
     t.fail("err_unsupported_reduction_op", loc,
-           fmt::format("{} with op {}; supported are add, maximum, minimum", name, ir::binary_name(op.kind)));
+           fmt::format("{} with op {}; supported are add, average, maximum, minimum", name, ir::binary_name(op.kind)));
   }
   if (!o.mask.empty()) {
     t.fail("err_unsupported_expression_in_mask", loc,
            fmt::format("{} takes no mask: the reduction would read masked-off elements", name));
   }
   const ir::ReduceKind kind = op.kind == ir::BinaryKind::add       ? ir::ReduceKind::sum
+                              : op.kind == ir::BinaryKind::average ? ir::ReduceKind::mean
                               : op.kind == ir::BinaryKind::maximum ? ir::ReduceKind::max
                                                                    : ir::ReduceKind::min;
   const auto [p, f] = std::pair{shape_of(t, d)[0], shape_of(t, d)[1]};

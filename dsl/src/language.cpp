@@ -808,7 +808,9 @@ int transpose_op(Trace& t, int x, ir::Memory into, DType dtype, const char* op, 
   return result;
 }
 
-tile matmul_op(Trace& t, int stationary, int moving, const predicate& mask, const char* op, const SourceLoc& loc) {
+/** stationary2 / moving2: the second row pair of a double_row matmul (-1: none). */
+tile matmul_op(Trace& t, int stationary, int moving, const predicate& mask, const char* op, const SourceLoc& loc,
+               int stationary2 = -1, int moving2 = -1) {
   const Shape& st = tile_info(t, stationary).shape;
   const Shape& mv = tile_info(t, moving).shape;
   if (st[0] != mv[0]) {
@@ -827,7 +829,7 @@ tile matmul_op(Trace& t, int stationary, int moving, const predicate& mask, cons
                        tile_limits::gemm_moving_fmax, shape_str(mv)));
   }
   const Shape shape{st[1], mv[1]};
-  ir::MatmulOp m{-1, stationary, moving, checked_mask(t, mask, shape, op, loc), loc};
+  ir::MatmulOp m{-1, stationary, moving, checked_mask(t, mask, shape, op, loc), loc, stationary2, moving2};
   m.result = t.add_tile(shape, DType::fp32, ir::Memory::psum);
   t.emit(std::move(m));
   return tile(m.result);
@@ -1197,13 +1199,55 @@ namespace nki::isa {
 
 using nl::here;
 
-nl::tile nc_matmul(const nl::operand& stationary, const nl::operand& moving, const nl::op_options& o,
+namespace {
+/** A double_row operand: an fp8 SBUF tile [K, 2, F] (the contraction split over K and the pair). */
+int double_row_operand(Trace& t, const nl::operand& x, const char* role, const SourceLoc& loc) {
+  constexpr const char* name = "isa::nc_matmul with perf_mode double_row";
+  if (x.is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("{}: the {} is a scalar; it must be a tile", name, role));
+  const ir::TileInfo& ti = nl::tile_info(t, x.tile_id);
+  if (ti.memory != ir::Memory::sbuf) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("{} reads its {} from SBUF; tile %t{} is in {}", name, role, x.tile_id, nl::memory_label(ti.memory)));
+  }
+  if (ti.shape.size() != 3 || ti.shape[1] != 2) {
+    t.fail("err_unsupported_tile_rank", loc,
+           fmt::format("{}: the {} must be a [K, 2, F] tile (the contraction over K partitions and a pair), got shape {}",
+                       name, role, shape_str(ti.shape)));
+  }
+  if (ti.dtype != DType::fp8_e4m3 && ti.dtype != DType::fp8_e5m2) {
+    t.fail("err_unsupported_dtype", loc,
+           fmt::format("{}: the {} is {}; double_row packs float8_e4m3 or float8_e5m2 pairs", name, role,
+                       dtype_name(ti.dtype)));
+  }
+  return x.tile_id;
+}
+}  // namespace
+
+nl::tile nc_matmul(const nl::operand& stationary, const nl::operand& moving, const nc_matmul_options& o,
                    std::source_location sl) {
   Trace& t = Trace::current("nc_matmul", sl);
   const SourceLoc loc = here(sl);
-  const int st = nl::sbuf_tile(t, stationary, "isa::nc_matmul", "stationary operand", loc);
-  const int mv = nl::sbuf_tile(t, moving, "isa::nc_matmul", "moving operand", loc);
-  return nl::matmul_op(t, st, mv, o.mask, "isa::nc_matmul", loc);
+  if (o.dtype && *o.dtype != DType::fp32) {
+    t.fail("err_unsupported_dtype", loc,
+           fmt::format("isa::nc_matmul with dtype={}: the result accumulates in PSUM as fp32", dtype_name(*o.dtype)));
+  }
+  if (o.perf_mode == matmul_perf_mode::none) {
+    const int st = nl::sbuf_tile(t, stationary, "isa::nc_matmul", "stationary operand", loc);
+    const int mv = nl::sbuf_tile(t, moving, "isa::nc_matmul", "moving operand", loc);
+    return nl::matmul_op(t, st, mv, o.mask, "isa::nc_matmul", loc);
+  }
+  if (t.nc_version() < 3) {
+    t.fail("err_unsupported_perf_mode", loc,
+           fmt::format("isa::nc_matmul with perf_mode double_row needs NeuronCore-v3 or newer (trn2, trn3); the target "
+                       "is gen{}",
+                       t.nc_version()));
+  }
+  const nl::tile st(double_row_operand(t, stationary, "stationary operand", loc));
+  const nl::tile mv(double_row_operand(t, moving, "moving operand", loc));
+  // The two rows of each pair as [K, F] views, contracted together by one instruction.
+  const nl::tile st0 = st[nl::_, 0, nl::_], st1 = st[nl::_, 1, nl::_];
+  const nl::tile mv0 = mv[nl::_, 0, nl::_], mv1 = mv[nl::_, 1, nl::_];
+  return nl::matmul_op(t, st0.id(), mv0.id(), o.mask, "isa::nc_matmul", loc, st1.id(), mv1.id());
 }
 
 namespace {
@@ -1432,8 +1476,9 @@ void check_tensor_scalar_engine(Trace& t, const nl::operand& data, const nl::bin
                "the Vector, Scalar or GpSimd engine", loc);
   check_gpsimd_memory(t, o.engine, {&data}, "isa::tensor_scalar", loc);
   if (o.engine != engine::scalar) return;
-  const bool ok = op1 == nullptr ? op0.kind == ir::BinaryKind::multiply || op0.kind == ir::BinaryKind::add
-                                 : op0.kind == ir::BinaryKind::multiply && op1->kind == ir::BinaryKind::add;
+  const auto is = [](const nl::binary_fn& f, ir::BinaryKind k) { return f.kind == k || f.kind == ir::BinaryKind::bypass; };
+  const bool ok = op1 == nullptr ? is(op0, ir::BinaryKind::multiply) || is(op0, ir::BinaryKind::add)
+                                 : is(op0, ir::BinaryKind::multiply) && is(*op1, ir::BinaryKind::add);
   if (!ok) {
     t.fail("err_unsupported_engine", loc,
            fmt::format("isa::tensor_scalar on the Scalar engine with op0 {}{}{}: the Scalar engine does multiply, add, "
@@ -1461,6 +1506,9 @@ nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const 
   check_scalar_operand(t, data, operand0, "isa::tensor_scalar", here(sl));
   check_scalar_operand(t, data, operand1, "isa::tensor_scalar", here(sl));
   check_tensor_scalar_engine(t, data, op0, &op1, o, here(sl));
+  // A bypassed stage does nothing: the instruction is the other stage alone (one pass, one rounding).
+  if (op1.kind == ir::BinaryKind::bypass) return tensor_scalar(data, op0, operand0, o, sl);
+  if (op0.kind == ir::BinaryKind::bypass) return tensor_scalar(data, op1, operand1, o, sl);
   const DType out = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype);
   // The engine keeps the intermediate in fp32: only the final result is rounded.
   nl::tile mid = nl::binary(op0.kind, data, operand0, {.dtype = DType::fp32, .mask = o.mask}, sl, nullptr, false, ir_engine(o.engine));
@@ -1518,12 +1566,14 @@ nl::tile tensor_reduce(const nl::operand& data, const nl::binary_fn& op, const n
   ir::ReduceKind kind;
   switch (op.kind) {
     case ir::BinaryKind::add: kind = ir::ReduceKind::sum; break;
+    case ir::BinaryKind::average: kind = ir::ReduceKind::mean; break;
     case ir::BinaryKind::maximum: kind = ir::ReduceKind::max; break;
     case ir::BinaryKind::minimum: kind = ir::ReduceKind::min; break;
     default:
       Trace::current("tensor_reduce", sl)
           .fail("err_unsupported_reduction_op", here(sl),
-                fmt::format("isa::tensor_reduce with op {}; supported are add, maximum, minimum", ir::binary_name(op.kind)));
+                fmt::format("isa::tensor_reduce with op {}; supported are add, average, maximum, minimum",
+                            ir::binary_name(op.kind)));
   }
   return nl::reduce(kind, data, axis, o.dtype, o.mask, keepdims, sl);
 }

@@ -238,10 +238,13 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     const ir::TileInfo& mv = tile(m->moving);
     const bool fp32 = st.dtype == DType::fp32 || mv.dtype == DType::fp32;
     const std::int64_t kk = partitions(st.shape), mm = free_size(st.shape), nn = free_size(mv.shape);
+    // double_row: each PE row takes an fp8 pair, so one pass contracts 2K rows in the time of K.
+    const int rows = m->stationary2 >= 0 ? 2 : 1;
     compute(in, t, Engine::tensor, matmul_cycles(mm, nn, fp32),
-            fmt::format("nc_matmul [{},{}]x[{},{}] {}", kk, mm, kk, nn, dtype_name(st.dtype)));
-    in.flops = 2 * kk * mm * nn;
-    in.ideal_tensor_us = static_cast<double>(in.flops) / (t.peak_flops_bf16() / (fp32 ? 4.0 : 1.0)) * 1e6;
+            rows == 2 ? fmt::format("nc_matmul double_row [{},2,{}]x[{},2,{}] {}", kk, mm, kk, nn, dtype_name(st.dtype))
+                      : fmt::format("nc_matmul [{},{}]x[{},{}] {}", kk, mm, kk, nn, dtype_name(st.dtype)));
+    in.flops = 2 * rows * kk * mm * nn;
+    in.ideal_tensor_us = static_cast<double>(in.flops) / (rows * t.peak_flops_bf16() / (fp32 ? 4.0 : 1.0)) * 1e6;
     return true;
   }
   if (const auto* sc = std::get_if<ir::ScanOp>(&op)) {

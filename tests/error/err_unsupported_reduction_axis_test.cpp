@@ -85,6 +85,6 @@ TEST_CASE("err_unsupported_reduction_op - isa::tensor_reduce with multiply") {
   auto a = input();
   const std::string msg = test::user_error_of([&] { k(a); });
   CHECK(msg == fmt::format("reduce_multiply ({}:{}): err_unsupported_reduction_op: isa::tensor_reduce with op multiply; "
-                    "supported are add, maximum, minimum",
+                    "supported are add, average, maximum, minimum",
                     kFile, line));
 }

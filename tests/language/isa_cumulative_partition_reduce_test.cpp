@@ -160,6 +160,6 @@ TEST_CASE("isa::tensor_scalar_cumulative / tensor_partition_reduce - misuse name
     return isa::tensor_partition_reduce(nl::multiply, nl::load(a.all()));
   });
   CHECK(e == fmt::format("cumulative_misuse ({}:{}): err_unsupported_reduction_op: isa::tensor_partition_reduce with op "
-                         "multiply; supported are add, maximum, minimum",
+                         "multiply; supported are add, average, maximum, minimum",
                          kFile, line));
 }

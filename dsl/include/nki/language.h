@@ -496,6 +496,10 @@ inline constexpr binary_fn abs_max{ir::BinaryKind::abs_max};
 inline constexpr binary_fn abs_min{ir::BinaryKind::abs_min};
 inline constexpr binary_fn fmod{ir::BinaryKind::fmod};
 inline constexpr binary_fn mod{ir::BinaryKind::mod};
+/** nl.average: (x + y) / 2 element-wise; as the op of isa::tensor_partition_reduce, the mean. */
+inline constexpr binary_fn average{ir::BinaryKind::average};
+/** nl.bypass: x unchanged (y ignored); as op0 or op1 of a two-op instruction, a stage that does nothing. */
+inline constexpr binary_fn bypass{ir::BinaryKind::bypass};
 
 /** nl.invert: bitwise NOT of an integer tile (XOR with all ones of the result dtype). */
 tile invert(const operand& x, const op_options& o = {}, source_location loc = source_location::current());
@@ -631,6 +635,17 @@ inline constexpr engine vector_engine = engine::vector;
 inline constexpr engine scalar_engine = engine::scalar;
 inline constexpr engine gpsimd_engine = engine::gpsimd;
 
+/** nisa.nc_version: a NeuronCore generation (gen2: trn1/inf2, gen3: trn2, gen4: trn3). */
+enum class nc_version : std::uint8_t { gen2 = 2, gen3 = 3, gen4 = 4 };
+/**
+ * nisa.get_nc_version: the generation of the target the kernel is being traced for (a launch's
+ * device, `--target` of profile/compile), for a body that adapts to it. Asking makes the trace
+ * depend on it: the IR records the answer, so the artifact is keyed by it too.
+ */
+isa::nc_version get_nc_version(std::source_location loc = std::source_location::current());
+/** nisa.get_nc_sub_version: the silicon revision within the generation; every simulated target is its first (0). */
+int get_nc_sub_version(std::source_location loc = std::source_location::current());
+
 /** nisa.reduce_cmd: what an accumulating instruction does with its engine's reduce registers. */
 enum class reduce_cmd : std::uint8_t { idle, reset, reduce, reset_reduce, load_reduce };
 
@@ -641,8 +656,20 @@ struct engine_options {
   isa::engine engine = isa::engine::unknown;
 };
 
-/** stationary^T @ moving into PSUM (fp32): stationary [K, M<=128], moving [K, N<=512], K <= 128. */
-nl::tile nc_matmul(const nl::operand& stationary, const nl::operand& moving, const nl::op_options& o = {},
+/** nisa.matmul_perf_mode: none, or double_row (NeuronCore-v3+: fp8 pairs, twice the rows per pass). */
+enum class matmul_perf_mode : std::uint8_t { none, double_row };
+/** Options of isa::nc_matmul. */
+struct nc_matmul_options {
+  std::optional<DType> dtype;  ///< the PSUM result: fp32 (the default; others are refused)
+  nl::predicate mask;
+  isa::matmul_perf_mode perf_mode = isa::matmul_perf_mode::none;
+};
+/**
+ * stationary^T @ moving into PSUM (fp32): stationary [K, M<=128], moving [K, N<=512], K <= 128.
+ * With perf_mode double_row (fp8 operands, NeuronCore-v3+): stationary [K, 2, M] and moving
+ * [K, 2, N], a contraction over 2K rows in the time of K.
+ */
+nl::tile nc_matmul(const nl::operand& stationary, const nl::operand& moving, const nc_matmul_options& o = {},
                    std::source_location loc = std::source_location::current());
 /**
  * The transpose [P, F] -> [F, P]: on the Tensor engine (default, up to [128, 128], into PSUM)

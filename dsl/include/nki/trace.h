@@ -16,7 +16,8 @@ namespace nki {
  */
 class Trace {
  public:
-  Trace(std::string kernel, std::vector<std::int64_t> grid);
+  /** `nc_version`: the NeuronCore generation of the target traced for (isa::get_nc_version). */
+  Trace(std::string kernel, std::vector<std::int64_t> grid, int nc_version = 3);
   ~Trace();
   Trace(const Trace&) = delete;
   Trace& operator=(const Trace&) = delete;
@@ -28,6 +29,8 @@ class Trace {
 
   ir::KernelIR& ir() { return ir_; }
   const std::vector<std::int64_t>& grid() const { return grid_; }
+  /** The NeuronCore generation of the target this trace is for (2: trn1/inf2, 3: trn2, 4: trn3). */
+  int nc_version() const { return nc_version_; }
 
   int add_tensor(std::string name, Shape shape, DType dtype, ir::Memory memory, SourceLoc loc);
   int add_tile(Shape shape, DType dtype, ir::Memory memory = ir::Memory::sbuf);
@@ -63,6 +66,7 @@ class Trace {
  private:
   ir::KernelIR ir_;
   std::vector<std::int64_t> grid_;
+  int nc_version_;
   std::vector<int> open_loops_;
   std::vector<int> open_loop_ops_;  ///< body index of each open loop's LoopOp
   std::vector<int> tile_scope_, tensor_scope_;

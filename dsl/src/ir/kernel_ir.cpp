@@ -58,6 +58,8 @@ const char* binary_name(BinaryKind k) {
     case BinaryKind::fmod: return "fmod";
     case BinaryKind::mod: return "mod";
     case BinaryKind::prelu: return "prelu";
+    case BinaryKind::average: return "average";
+    case BinaryKind::bypass: return "bypass";
   }
   return "?";
 }
@@ -165,6 +167,8 @@ float apply_binary_raw(BinaryKind k, float a, float b) {
       return r;
     }
     case BinaryKind::prelu: return a > 0.0f ? a : a * b;
+    case BinaryKind::average: return (a + b) * 0.5f;
+    case BinaryKind::bypass: return a;
   }
   return 0.0f;
 }
@@ -276,7 +280,10 @@ struct Reads {
   void operator()(const SelectOp& op) { add_tile(out, op.cond), add_tile(out, op.on_true), add_tile(out, op.on_false); }
   void operator()(const IotaOp&) {}
   void operator()(const ReduceOp& op) { out.push_back(op.data); }
-  void operator()(const MatmulOp& op) { out.push_back(op.stationary), out.push_back(op.moving); }
+  void operator()(const MatmulOp& op) {
+    out.push_back(op.stationary), out.push_back(op.moving);
+    if (op.stationary2 >= 0) out.push_back(op.stationary2), out.push_back(op.moving2);
+  }
   void operator()(const TransposeOp& op) { out.push_back(op.data); }
   void operator()(const ScanOp& op) { out.push_back(op.data0), out.push_back(op.data1), add_tile(out, op.initial); }
   void operator()(const ViewOp& op) { out.push_back(op.data); }

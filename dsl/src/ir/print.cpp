@@ -76,7 +76,9 @@ struct OpPrinter {
                        engine_str(op.engine, op.fused), tile_type(k, op.result));
   }
   std::string operator()(const MatmulOp& op) const {
-    return fmt::format("%t{} = matmul %t{}, %t{}{} : {}", op.result, op.stationary, op.moving, mask_str(op.mask),
+    const std::string pair =
+        op.stationary2 >= 0 ? fmt::format(" double_row %t{}, %t{}", op.stationary2, op.moving2) : std::string();
+    return fmt::format("%t{} = matmul %t{}, %t{}{}{} : {}", op.result, op.stationary, op.moving, pair, mask_str(op.mask),
                        tile_type(k, op.result));
   }
   std::string operator()(const TransposeOp& op) const {
@@ -118,6 +120,7 @@ std::string tensor_str(const TensorDecl& t) {
 
 std::string print(const KernelIR& k) {
   std::string out = fmt::format("kernel {} (grid rank {})\n", k.name, k.grid_rank);
+  if (k.nc_version != 0) out += fmt::format("  traced for nc_version gen{}\n", k.nc_version);
   for (const TensorDecl& t : k.tensors) out += "  " + tensor_str(t) + "\n";
   const LoopNest nest(k);
   for (std::size_t i = 0; i < k.body.size(); ++i)  // a loop's markers line up with the ops around it

@@ -197,6 +197,8 @@ Expr binary_raw(ir::BinaryKind k, Expr a, Expr b) {
     case ir::BinaryKind::logical_and: return select((a != zero || is_nan(a)) && (b != zero || is_nan(b)), one, zero);
     case ir::BinaryKind::logical_or: return select((a != zero || is_nan(a)) || (b != zero || is_nan(b)), one, zero);
     case ir::BinaryKind::logical_xor: return select((a != zero || is_nan(a)) != (b != zero || is_nan(b)), one, zero);
+    case ir::BinaryKind::average: return (a + b) * Expr(0.5f);
+    case ir::BinaryKind::bypass: return a;
     // The rest call ir::apply_binary (bitwise kinds never reach here: see value_of(BinaryOp)).
     default: return call_extern(Halide::Float(32), "nki_binary", {Expr(static_cast<int32_t>(k)), a, b});
   }
@@ -778,8 +780,19 @@ class KernelBuilder {
     acc(n, m, j) = Expr(0.0f);
     // One fused multiply-add per product (rounded once), as the interpreter's std::fma. LLVM's
     // fma intrinsic is exact whatever strict_float says, and its per-lane calls vectorize.
-    acc(n, m, j) = Halide::Internal::Call::make(Halide::Float(32), "llvm.fma.f32", {stf(m, r, j), mvf(n, r, j), acc(n, m, j)},
-                                                Halide::Internal::Call::PureExtern);
+    const auto fma = [](Expr x, Expr y, Expr z) {
+      return Halide::Internal::Call::make(Halide::Float(32), "llvm.fma.f32", {x, y, z}, Halide::Internal::Call::PureExtern);
+    };
+    Expr next = fma(stf(m, r, j), mvf(n, r, j), acc(n, m, j));
+    if (op.stationary2 >= 0) {  // double_row: the pair's second row at the same k, after the first
+      Func stf2("stationary2_f32"), mvf2("moving2_f32");
+      stf2(a, kk, j) = f32(low_.tile(op.stationary2)(a, kk, j));
+      mvf2(a, kk, j) = f32(low_.tile(op.moving2)(a, kk, j));
+      next = fma(stf2(m, r, j), mvf2(n, r, j), next);
+      stages.push_back(stf2);
+      stages.push_back(mvf2);
+    }
+    acc(n, m, j) = next;
     // The operands widened once per matmul, whole vectors at a time (M and N are the inner axes).
     const Shape& res = ir_->tiles[static_cast<std::size_t>(op.result)].shape;
     if (res[0] % lanes_ == 0) stf.vectorize(a, lanes_);

@@ -51,7 +51,7 @@ CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shape
   // This rank's chip: world cores rank*chip_cores ... (ids stay global).
   placed = std::vector<CoreSchedule>(placed.begin() + world.rank() * chip_cores,
                                      placed.begin() + (world.rank() + 1) * chip_cores);
-  const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, launch.grid());
+  const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, launch.grid(), spec.nc_version);
   const CorePrograms p = programs_for_cores(k.name(), *traced, placed, std::string(spec.name), options.mode,
                                             options.layer_unroll_factor);
   CompileReport r{k.name(), traced->hash, options.mode, cores, p.distinct_compiled, p.distinct_reused, {}};

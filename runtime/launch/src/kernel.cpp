@@ -39,17 +39,17 @@ const std::string& Kernel::name() const { return state_->name; }
 std::size_t Kernel::arity() const { return state_->arity; }
 
 std::shared_ptr<const TracedKernel> Kernel::trace(const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
-                                                  const GridSpec& grid) const {
+                                                  const GridSpec& grid, int nc_version) const {
   State& s = *state_;
   const std::vector<std::int64_t> logical = grid.logical_shape();
   std::string key;
   for (std::size_t i = 0; i < shapes.size(); ++i) key += fmt::format("{}{};", dtype_name(dtypes[i]), shape_str(shapes[i]));
-  key += "grid" + shape_str(logical);
+  key += "grid" + shape_str(logical) + fmt::format("nc{}", nc_version);
 
   std::lock_guard lock(s.mu);  // the user's body need not be re-entrant
   if (auto it = s.traces.find(key); it != s.traces.end()) return it->second;
 
-  Trace trace(s.name, logical);
+  Trace trace(s.name, logical, nc_version);
   std::vector<language::tensor> params;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const int id = trace.add_tensor(s.param_names[i], shapes[i], dtypes[i], ir::Memory::hbm_input, {});

@@ -212,7 +212,7 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
     shapes.push_back(t.shape());
     dtypes.push_back(t.dtype());
   }
-  const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, grid_);
+  const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, grid_, device.spec().nc_version);
   const ir::KernelIR& ir = *traced->ir;
   result.ir_text = traced->text;
   result.ir_hash = traced->hash;

@@ -521,13 +521,22 @@ class ReferenceRunner final : public CoreRunner {
     const std::vector<double>& a = tiles_[static_cast<std::size_t>(op.stationary)];
     const std::vector<double>& b = tiles_[static_cast<std::size_t>(op.moving)];
     const std::int64_t K = st[0], M = st[1], N = mv[1];
+    const bool pair = op.stationary2 >= 0;  // double_row: the second row of each pair, after the first
+    const std::vector<double>& a2 = tiles_[static_cast<std::size_t>(pair ? op.stationary2 : op.stationary)];
+    const std::vector<double>& b2 = tiles_[static_cast<std::size_t>(pair ? op.moving2 : op.moving)];
     compute(op.result, op.mask, [&](const std::vector<std::int64_t>& c) {
       // PSUM accumulation: one fused multiply-add per product, rounded once, k ascending from 0.
       float acc = 0.0f;
-      if (checked_)
+      if (checked_) {
         for (std::int64_t k = 0; k < K; ++k) note_read(op.stationary, k * M + c[0]), note_read(op.moving, k * N + c[1]);
-      for (std::int64_t k = 0; k < K; ++k)
-        acc = std::fma(f32(a[static_cast<std::size_t>(k * M + c[0])]), f32(b[static_cast<std::size_t>(k * N + c[1])]), acc);
+        if (pair)
+          for (std::int64_t k = 0; k < K; ++k) note_read(op.stationary2, k * M + c[0]), note_read(op.moving2, k * N + c[1]);
+      }
+      for (std::int64_t k = 0; k < K; ++k) {
+        const auto i = static_cast<std::size_t>(k * M + c[0]), j = static_cast<std::size_t>(k * N + c[1]);
+        acc = std::fma(f32(a[i]), f32(b[j]), acc);
+        if (pair) acc = std::fma(f32(a2[i]), f32(b2[j]), acc);
+      }
       return static_cast<double>(std::isnan(acc) ? std::numeric_limits<float>::quiet_NaN() : acc);
     });
   }

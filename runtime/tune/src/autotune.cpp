@@ -12,6 +12,7 @@
 
 #include "nki/compile_cache.h"
 #include "nki/ir/passes.h"
+#include "nki/simulator/target.h"
 #include "nki/traced_kernel.h"
 
 namespace nki::autotune {
@@ -32,14 +33,15 @@ std::string key_text(const std::string& kernel, const std::vector<TensorSpec>& a
 }
 
 /** The canonical IR hash of `config`'s kernel for these arguments and its grid: the kernel's identity. */
-std::string ir_hash(const TunableKernel& k, const TuningConfig& config, const std::vector<TensorSpec>& args) {
+std::string ir_hash(const TunableKernel& k, const TuningConfig& config, const std::vector<TensorSpec>& args,
+                    const std::string& target) {
   std::vector<Shape> shapes;
   std::vector<DType> dtypes;
   for (const TensorSpec& a : args) {
     shapes.push_back(a.shape);
     dtypes.push_back(a.dtype);
   }
-  return k.make(config).trace(shapes, dtypes, k.grid(config, shapes))->hash;
+  return k.make(config).trace(shapes, dtypes, k.grid(config, shapes), sim::target_spec(target).nc_version)->hash;
 }
 
 /** Where every record lives. */
@@ -56,7 +58,7 @@ void store(const TunableKernel& k, const std::vector<TensorSpec>& args, const st
   for (const auto& [name, v] : best.config.values) config[name] = v;
   const nlohmann::ordered_json j{{"key", nlohmann::ordered_json::parse(key_text(k.name, args, target))},
                                  {"config", config},
-                                 {"ir_hash", ir_hash(k, best.config, args)},
+                                 {"ir_hash", ir_hash(k, best.config, args, target)},
                                  {"metric", best.metric},
                                  {"value", best.value}};
   const fs::path path = record_path(k.name, args, target);
@@ -109,7 +111,7 @@ Lookup lookup(const TunableKernel& k, const std::vector<TensorSpec>& args, const
   }
   std::string now;
   try {
-    now = ir_hash(k, r.config, args);
+    now = ir_hash(k, r.config, args, target);
   } catch (const UserError& e) {
     return {std::nullopt, fmt::format("the recorded {} no longer launches ({})", r.config.str(), e.what())};
   }

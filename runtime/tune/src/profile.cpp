@@ -31,7 +31,7 @@ ProfileReport profile(const BoundLaunch& launch, const std::vector<TensorSpec>& 
   }
   const std::vector<CoreSchedule> placed =
       place_instances(launch.grid(), spec.cores_per_chip, k.name(), unannotated_cores);
-  const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, launch.grid());
+  const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, launch.grid(), spec.nc_version);
   sim::check_capacity(*traced->ir, spec);
   std::vector<sim::CoreWork> work;
   for (const CoreSchedule& c : placed) work.push_back({c.nc, c.instances});

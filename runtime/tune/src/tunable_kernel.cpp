@@ -49,7 +49,7 @@ std::optional<std::string> config_rejection(const TunableKernel& k, const Tuning
   try {
     const GridSpec grid = k.grid(config, shapes);
     const Kernel kernel = k.make(config);
-    sim::check_capacity(*kernel.trace(shapes, dtypes, grid)->ir, spec);
+    sim::check_capacity(*kernel.trace(shapes, dtypes, grid, spec.nc_version)->ir, spec);
   } catch (const UserError& e) {
     return std::string(e.what());
   }

@@ -103,6 +103,8 @@ enum class BinaryKind : std::uint8_t {
   fmod,              ///< C fmod: the remainder takes the sign of lhs
   mod,               ///< numpy mod: the remainder takes the sign of rhs
   prelu,             ///< lhs > 0 ? lhs : lhs * rhs (rhs is the slope alpha); runs on the Scalar engine
+  average,           ///< (lhs + rhs) / 2 in fp32; as a reduction (tensor_partition_reduce), the mean
+  bypass,            ///< lhs unchanged, rhs ignored: a stage of a two-op instruction that does nothing
 };
 const char* binary_name(BinaryKind k);
 /** The kinds that work on integer bit patterns (apply_bitwise), not on fp32 values. */
@@ -237,6 +239,9 @@ struct MatmulOp {
   int stationary = -1, moving = -1;
   Predicate mask;
   SourceLoc loc;
+  /// perf_mode double_row: the second row pair, contracted in the same pass (k ascending, the
+  /// first row then the second at each k); -1 otherwise.
+  int stationary2 = -1, moving2 = -1;
 };
 
 /** result[f, p] = x[p, f] (2-D tiles). */
@@ -329,6 +334,9 @@ struct KernelIR {
   std::vector<LoopInfo> loops;      ///< indexed by loop id
   std::vector<Op> body;             ///< in program order; loops are LoopOp ... LoopEndOp
   int grid_rank = 0;                ///< number of program axes the kernel was traced for
+  /// The NeuronCore generation the body asked for (isa::get_nc_version) and may depend on;
+  /// 0: it never asked, so one trace serves every target.
+  int nc_version = 0;
 };
 
 /** The tile ids an op reads (operands that are tiles). */

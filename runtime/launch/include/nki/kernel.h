@@ -117,9 +117,12 @@ class Kernel {
     return BoundLaunch(*this, GridSpec{})(args...);
   }
 
-  /** The validated trace for these argument shapes/dtypes and this grid (cached; nki/traced_kernel.h). */
+  /**
+   * The validated trace for these argument shapes/dtypes and this grid, on a target of NeuronCore
+   * generation `nc_version` (what isa::get_nc_version returns; cached; nki/traced_kernel.h).
+   */
   std::shared_ptr<const TracedKernel> trace(const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
-                                            const GridSpec& grid) const;
+                                            const GridSpec& grid, int nc_version = 3) const;
 
  private:
   struct State;

@@ -29,6 +29,7 @@ struct TargetSpec {
   double dma_queue_gbps = 0;         ///< bandwidth of one DMA engine, GB/s
   double dma_fixed_us = 1.3;         ///< fixed cost of one DMA transfer
   bool vector_gpsimd_share_sbuf_port = false;  ///< NeuronCore-v2: Vector and GpSimd serialize on SBUF access
+  int nc_version = 3;                ///< NeuronCore generation (isa::get_nc_version): 2 trn1/inf2, 3 trn2, 4 trn3
 
   std::int64_t sbuf_partition_bytes() const { return sbuf_bytes_per_core / partitions; }
   std::int64_t psum_partition_bytes() const { return psum_bytes_per_core / partitions; }
