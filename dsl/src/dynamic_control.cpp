@@ -220,7 +220,10 @@ void close_dynamic_loop(int loop) {
 }  // namespace detail
 
 void device_print(const std::string& prefix, const access& src, std::source_location where) {
-  device_print(prefix, load(src, {}, where), where);
+  Trace& t = Trace::current("nl::device_print", where);
+  const ir::Memory m = t.ir().tensors.at(static_cast<std::size_t>(src.tensor())).memory;
+  // HBM is read as nl::load reads it, an on-chip array as an operand reads it.
+  device_print(prefix, ir::is_hbm(m) ? load(src, {}, where) : tile(operand(src, where).tile_id), where);
 }
 void device_print(const std::string& prefix, const tensor& src, std::source_location where) {
   device_print(prefix, src.all(where), where);
