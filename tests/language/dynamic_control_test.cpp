@@ -53,7 +53,13 @@ TEST_CASE("isa::register_alloc / register_move / register_load / register_store 
   nki::Tensor y(nki::Shape{1, 1}, DType::uint32);
   const std::uint32_t big = 0xFFFFFF80u;
   std::memcpy(y.data(), &big, 4);
-  lt::check_both(k, lt::no_grid(), {x, y}, std::vector<std::vector<double>>{{-123456}, {7}, {-128}, {44}, {5}, {0}}, "registers");
+  const std::vector<std::vector<double>> want = {{-123456}, {7}, {-128}, {44}, {5}, {0}};
+  lt::check_both(k, lt::no_grid(), {x, y}, want, "registers");
+  // Checked mode: a register_store defines the SBUF element the later read sees, and writes the outputs.
+  nki::LaunchOptions checked{nki::Executor::reference, nullptr};
+  checked.checked = true;
+  const nki::LaunchResult r = k.launch(lt::no_grid()).with(checked).run({x, y});
+  for (std::size_t o = 0; o < want.size(); ++o) lt::check_exact(r.outputs.at(o), want[o], "registers checked");
 }
 
 TEST_CASE("nl::fori_loop - the trip count from a register, the induction register stored each iteration") {
@@ -116,7 +122,16 @@ TEST_CASE("nl::dynamic_range - register bounds per iteration of a sequential loo
       s += static_cast<double>(std::max<std::int64_t>(i, 0));
     for (int c = 0; c < 4; ++c) want.push_back(s);
   }
-  lt::check_both(k, lt::no_grid(), {lt::make({5, 2}, DType::int32, bounds)}, want, "dyn_range");
+  const nki::Tensor b = lt::make({5, 2}, DType::int32, bounds);
+  lt::check_both(k, lt::no_grid(), {b}, want, "dyn_range");
+  // The outer loop unrolled by 2 in the compiled code (two copies, then a tail): the register
+  // loads of each copy read their own row; and checked mode sees no misuse.
+  nki::LaunchOptions unrolled{nki::Executor::halide, nullptr};
+  unrolled.layer_unroll_factor = 2;
+  lt::check_exact(k.launch(lt::no_grid()).with(unrolled).run({b}).outputs.at(0), want, "dyn_range unrolled");
+  nki::LaunchOptions checked{nki::Executor::reference, nullptr};
+  checked.checked = true;
+  lt::check_exact(k.launch(lt::no_grid()).with(checked).run({b}).outputs.at(0), want, "dyn_range checked");
 }
 
 TEST_CASE("nl::while_loop - a countdown in SBUF drives the condition, init 0 never runs the body") {
