@@ -307,6 +307,13 @@ TEST_CASE("isa::register_load / nl::fori_loop / nl::dynamic_range - misuse names
            for (auto i : nl::dynamic_range(0, r(), -1)) (void)i;
          }),
          "err_invalid_loop_range", "the step is -1");
+  expect(misuse([&](nl::tensor, nl::tensor, nl::tensor o) {
+           for (auto i : nl::affine_range(4)) {
+             (void)i;
+             isa::register_store(o, r());
+           }
+         }),
+         "err_unexpected_output_dependencies", "the write does not depend on the loop variable");
   expect(misuse([&](nl::tensor, nl::tensor, nl::tensor) { (void)isa::register_alloc(std::int64_t{1} << 40); }),
          "err_register_value_out_of_range", "1099511627776 does not fit");
   expect(misuse([&](nl::tensor, nl::tensor, nl::tensor o) {
