@@ -1,7 +1,7 @@
 /**
  * \file Registers (isa.register_alloc / move / load / store), loops with run-time trip counts
- * (nl.dynamic_range, nl.fori_loop, nl.while_loop) and nl.no_reorder, traced into RegisterOps
- * and dynamic LoopInfos that both executors run (docs/reference.md, "Registers and dynamic loops").
+ * (nl.dynamic_range, nl.fori_loop, nl.while_loop), nl.no_reorder and nl.device_print, traced into RegisterOps,
+ * dynamic LoopInfos and PrintOps that both executors run (docs/reference.md, "Registers and dynamic loops").
  */
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 /**
  * \file Registers and control flow decided at run time: isa.VirtualRegister and the register
- * instructions, nl.dynamic_range, nl.fori_loop, nl.while_loop; and nl.no_reorder.
+ * instructions, nl.dynamic_range, nl.fori_loop, nl.while_loop; nl.no_reorder and nl.device_print.
  *
  * A register is a 32-bit integer of one instance, held by the executor (every instance's
  * registers start at 0). Its value exists only while the kernel runs, so a register is never
