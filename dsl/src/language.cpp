@@ -837,6 +837,11 @@ tile matmul_op(Trace& t, int stationary, int moving, const predicate& mask, cons
 
 }  // namespace
 
+namespace detail {
+/** make_access for the other files of the language (dynamic_control.cpp). */
+ir::Access resolve_access(Trace& t, const access& a) { return make_access(t, a); }
+}  // namespace detail
+
 operand::operand(const access& a, source_location l) : scalar(0), scalar_is_float(true), loc(l) {
   Trace& t = Trace::current("read", l);
   tile_id = read_window(t, a, here(l));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "nki/ir/walk.h"
 #include "op_info.h"
@@ -325,6 +326,8 @@ class CoreScheduler {
     for (std::size_t i = 0; i < out_.instances.size(); ++i) {
       pid_ = out_.instances[i];
       instance_ = static_cast<std::int32_t>(i);
+      regs_.assign(static_cast<std::size_t>(k_.registers), 0);  // every instance's registers start at 0
+      known_.assign(static_cast<std::size_t>(k_.registers), true);
       run(-1);
     }
     double latency = 0;
@@ -384,15 +387,73 @@ class CoreScheduler {
   void run(int loop) {
     for (std::size_t i : nest_.level(loop)) {
       if (const auto* l = std::get_if<ir::LoopOp>(&k_.body[i])) {
-        const std::int64_t trip = k_.loops[static_cast<std::size_t>(l->loop)].trip;
+        const ir::LoopInfo& info = k_.loops[static_cast<std::size_t>(l->loop)];
+        const std::int64_t trip = ir::is_dynamic(info.kind) ? dynamic_trip(info) : info.trip;
+        // The bounds are read once, as the loop starts; the induction is known when they are.
+        const bool bounds_known = (info.lower_reg < 0 || reg_known(info.lower_reg)) &&
+                                  (info.upper_reg < 0 || reg_known(info.upper_reg));
+        const std::int64_t lo = info.lower_reg >= 0 && bounds_known ? reg(info.lower_reg) : info.lower;
         for (std::int64_t it = 0; it < trip; ++it) {
-          loop_[static_cast<std::size_t>(l->loop)] = it;
+          loop_[static_cast<std::size_t>(l->loop)] = ir::is_dynamic(info.kind) ? 0 : it;
+          if (info.kind == ir::LoopKind::while_loop) {
+            if (it > 0 && !(reg_known(info.cond) && reg(info.cond) != 0)) break;
+            set_reg(info.induction, reg_known(info.cond) ? std::optional(reg(info.cond)) : std::nullopt);
+          } else if (info.kind == ir::LoopKind::dynamic) {
+            set_reg(info.induction, bounds_known ? std::optional(static_cast<std::int32_t>(lo + it * info.step))
+                                                 : std::nullopt);
+          }
           run(l->loop);
         }
         continue;
       }
+      if (const auto* r = std::get_if<ir::RegisterOp>(&k_.body[i])) track_register(*r);
       step(i);
     }
+  }
+
+  // ---- registers, as far as the estimate (which has no data) can know them ----
+  // A register is known when it holds a constant: register_alloc(x), register_move of a
+  // constant or of a known register, register_load of an nl.shared_constant. A dynamic loop
+  // whose bounds are known runs its real trip count; one with an unknown bound (read from
+  // data), and a while_loop whose condition becomes unknown, is charged one iteration.
+  std::vector<std::int32_t> regs_;
+  std::vector<bool> known_;
+  bool reg_known(int r) const { return static_cast<std::size_t>(r) < known_.size() && known_[static_cast<std::size_t>(r)]; }
+  std::int32_t reg(int r) const { return regs_[static_cast<std::size_t>(r)]; }
+  void set_reg(int r, std::optional<std::int32_t> v) {
+    if (regs_.size() != static_cast<std::size_t>(k_.registers)) {
+      regs_.assign(static_cast<std::size_t>(k_.registers), 0);
+      known_.assign(static_cast<std::size_t>(k_.registers), true);  // every register starts at 0
+    }
+    known_[static_cast<std::size_t>(r)] = v.has_value();
+    if (v) regs_[static_cast<std::size_t>(r)] = *v;
+  }
+  void track_register(const ir::RegisterOp& op) {
+    if (regs_.size() != static_cast<std::size_t>(k_.registers)) set_reg(0, 0);
+    if (op.kind == ir::RegisterOp::Kind::move) {
+      set_reg(op.dst, op.src < 0 ? std::optional(op.imm) : reg_known(op.src) ? std::optional(reg(op.src)) : std::nullopt);
+    } else if (op.kind == ir::RegisterOp::Kind::load) {
+      const ir::TensorDecl& t = k_.tensors[static_cast<std::size_t>(op.mem.tensor)];
+      if (t.values.empty()) {
+        set_reg(op.dst, std::nullopt);
+        return;
+      }
+      std::int64_t flat = 0;
+      const std::vector<std::int64_t> none;
+      for (std::size_t d = 0; d < op.mem.indices.size(); ++d)
+        flat = flat * t.shape[d] + ir::evaluate(op.mem.indices[d], pid_, loop_, none);
+      const auto v = static_cast<std::int64_t>(t.values[static_cast<std::size_t>(flat)]);
+      set_reg(op.dst, static_cast<std::int32_t>(static_cast<std::uint32_t>(v)));
+    }
+  }
+  std::int64_t dynamic_trip(const ir::LoopInfo& info) {
+    if (regs_.size() != static_cast<std::size_t>(k_.registers)) set_reg(0, 0);
+    if (info.kind == ir::LoopKind::while_loop) {
+      if (reg_known(info.cond) && reg(info.cond) == 0) return 0;
+      return reg_known(info.cond) ? ir::kWhileLoopLimit : 1;  // the loop itself stops when the condition does
+    }
+    if ((info.lower_reg >= 0 && !reg_known(info.lower_reg)) || (info.upper_reg >= 0 && !reg_known(info.upper_reg))) return 1;
+    return ir::dynamic_trip(info, regs_);
   }
 
   Box box_of(const ir::Access& a) const {

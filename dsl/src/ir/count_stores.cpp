@@ -7,6 +7,8 @@ std::vector<int> count_stores(const KernelIR& k) {
   std::vector<int> n(k.tensors.size(), 0);
   for (const Op& op : k.body)
     if (const auto* s = std::get_if<StoreOp>(&op)) ++n[static_cast<std::size_t>(s->dst.tensor)];
+    else if (const auto* r = std::get_if<RegisterOp>(&op); r && r->kind == RegisterOp::Kind::store)
+      ++n[static_cast<std::size_t>(r->mem.tensor)];  // register_store writes the tensor too
   return n;
 }
 

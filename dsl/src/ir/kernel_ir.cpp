@@ -119,7 +119,15 @@ const char* reduce_name(ReduceKind k) {
   return "?";
 }
 
-const char* loop_kind_name(LoopKind k) { return k == LoopKind::affine ? "affine_range" : "sequential_range"; }
+const char* loop_kind_name(LoopKind k) {
+  switch (k) {
+    case LoopKind::affine: return "affine_range";
+    case LoopKind::sequential: return "sequential_range";
+    case LoopKind::dynamic: return "dynamic_range";
+    case LoopKind::while_loop: return "while_loop";
+  }
+  return "?";
+}
 
 namespace {
 float canonical(float r) { return std::isnan(r) ? std::numeric_limits<float>::quiet_NaN() : r; }
@@ -287,6 +295,8 @@ struct Reads {
   void operator()(const TransposeOp& op) { out.push_back(op.data); }
   void operator()(const ScanOp& op) { out.push_back(op.data0), out.push_back(op.data1), add_tile(out, op.initial); }
   void operator()(const ViewOp& op) { out.push_back(op.data); }
+  void operator()(const RegisterOp&) {}
+  void operator()(const PrintOp& op) { out.push_back(op.tile); }
   void operator()(const LoopOp&) {}
   void operator()(const LoopEndOp&) {}
   void operator()(const std::monostate&) {}

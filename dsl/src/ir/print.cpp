@@ -94,8 +94,30 @@ struct OpPrinter {
     for (const IndexExpr& e : op.indices) idx.push_back(to_string(e));
     return fmt::format("%t{} = view %t{}[{}] : {}", op.result, op.data, fmt::join(idx, ", "), tile_type(k, op.result));
   }
+  std::string operator()(const RegisterOp& op) const {
+    auto mem = [&] {
+      std::vector<std::string> idx;
+      for (const IndexExpr& e : op.mem.indices) idx.push_back(to_string(e));
+      return fmt::format("%{}[{}]", k.tensors.at(static_cast<std::size_t>(op.mem.tensor)).name, fmt::join(idx, ", "));
+    };
+    switch (op.kind) {
+      case RegisterOp::Kind::move:
+        return op.src >= 0 ? fmt::format("%r{} = register_move %r{}", op.dst, op.src)
+                           : fmt::format("%r{} = register_move {}", op.dst, op.imm);
+      case RegisterOp::Kind::load: return fmt::format("%r{} = register_load {}", op.dst, mem());
+      case RegisterOp::Kind::store: return fmt::format("register_store {}, %r{}", mem(), op.src);
+    }
+    return "?";
+  }
+  std::string operator()(const PrintOp& op) const { return fmt::format("device_print \"{}\" %t{}", op.prefix, op.tile); }
   std::string operator()(const LoopOp& op) const {
     const LoopInfo& l = k.loops.at(op.loop);
+    auto bound = [](int reg, std::int64_t v) { return reg >= 0 ? fmt::format("%r{}", reg) : std::to_string(v); };
+    if (l.kind == LoopKind::dynamic)
+      return fmt::format("for l{} in dynamic_range({}, {}, {}) -> %r{} {{", op.loop, bound(l.lower_reg, l.lower),
+                         bound(l.upper_reg, l.upper), l.step, l.induction);
+    if (l.kind == LoopKind::while_loop)
+      return fmt::format("while l{} %r{} -> %r{} {{", op.loop, l.cond, l.induction);
     return fmt::format("for l{} in {}({}) {{", op.loop, loop_kind_name(l.kind), l.trip);
   }
   std::string operator()(const LoopEndOp&) const { return "}"; }

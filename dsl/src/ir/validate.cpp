@@ -256,6 +256,17 @@ struct Validator {
   void operator()(const TransposeOp& op) const { check_tile(op.result, "nl::transpose", op.loc); }
   void operator()(const ScanOp& op) const { check_tile(op.result, "isa::tensor_tensor_scan", op.loc); }
   void operator()(const ViewOp& op) const { check_tile(op.result, "a tile subscript", op.loc); }
+  void operator()(const RegisterOp& op) {
+    if (op.kind == RegisterOp::Kind::move) return;
+    check_access(op.mem, {});
+    if (op.kind == RegisterOp::Kind::store) {  // a write like a store's: iterations of an affine_range must not share it
+      StoreOp as_store;
+      as_store.dst = op.mem;
+      as_store.loc = op.loc;
+      check_output_dependencies(as_store);
+    }
+  }
+  void operator()(const PrintOp&) const {}
   void operator()(const LoopOp&) const {}
   void operator()(const LoopEndOp&) const {}
   void operator()(const std::monostate&) const {}

@@ -4,7 +4,9 @@
 #include <HalideRuntime.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "halide_lowering.h"
 #include "nki/error.h"
@@ -19,7 +21,7 @@ class CompiledRunner final : public CoreRunner {
   CompiledRunner(const ir::KernelIR& ir, const KernelPlan& plan, const std::vector<ArgvFunction>& fns,
                  std::vector<TensorBinding> tensors)
       : ir_(ir), plan_(plan), fns_(fns), tensors_(std::move(tensors)), bound_(plan.steps.size()),
-        loop32_(ir.loops.size(), 0) {
+        loop32_(ir.loops.size(), 0), regs_(static_cast<std::size_t>(ir.registers), 0) {
     for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {  // per-instance tensors: this core's own memory
       const ir::TensorDecl& t = ir_.tensors[i];
       if (!ir::is_per_instance(t.memory)) continue;
@@ -57,6 +59,7 @@ class CompiledRunner final : public CoreRunner {
       return;
     }
     pid_.assign(pid.begin(), pid.end());
+    std::fill(regs_.begin(), regs_.end(), 0);  // every instance's registers start at 0 (never batched: count 1)
     for (int a = 0; a < ir_.grid_rank; ++a) {
       const std::int64_t base = plan_.pid_base.empty() ? 0 : plan_.pid_base[static_cast<std::size_t>(a)];
       pid32_[a] = static_cast<int32_t>(pid[static_cast<std::size_t>(a)] - base);
@@ -91,8 +94,14 @@ class CompiledRunner final : public CoreRunner {
       const StepPlan& step = plan_.steps[s];
       switch (step.kind) {
         case StepPlan::Kind::loop: {
+          const ir::LoopInfo& info = ir_.loops[static_cast<std::size_t>(step.loop)];
+          if (ir::is_dynamic(info.kind)) {
+            run_dynamic(s, info, count);
+            s = step.end;
+            break;
+          }
           // An unrolled loop runs its groups with the variable at each group's first iteration.
-          const std::int64_t trip = step.trip >= 0 ? step.trip : ir_.loops[static_cast<std::size_t>(step.loop)].trip;
+          const std::int64_t trip = step.trip >= 0 ? step.trip : info.trip;
           for (std::int64_t it = 0; it < trip; ++it) {
             loop32_[static_cast<std::size_t>(step.loop)] = static_cast<int32_t>(step.first + it * step.stride);
             run(s + 1, step.end, count);
@@ -103,8 +112,72 @@ class CompiledRunner final : public CoreRunner {
         case StepPlan::Kind::loop_end: break;
         case StepPlan::Kind::fill: fill(step.tensor); break;
         case StepPlan::Kind::call: call_step(s, count); break;
+        case StepPlan::Kind::reg: register_step(step); break;
+        case StepPlan::Kind::print: print_step(step); break;
       }
     }
+  }
+
+  /** A loop whose trip count the registers give as it starts (dynamic), or that runs while a register is non-zero. */
+  void run_dynamic(std::size_t s, const ir::LoopInfo& info, std::int64_t count) {
+    const StepPlan& step = plan_.steps[s];
+    auto reg = [&](int r) -> std::int32_t& { return regs_[static_cast<std::size_t>(r)]; };
+    loop32_[static_cast<std::size_t>(step.loop)] = 0;  // no index reads a dynamic loop's variable
+    if (info.kind == ir::LoopKind::while_loop) {
+      for (std::int64_t it = 0; reg(info.cond) != 0; ++it) {
+        if (it == ir::kWhileLoopLimit) ir::throw_while_loop_limit(ir_, info, pid_);
+        reg(info.induction) = reg(info.cond);
+        run(s + 1, step.end, count);
+      }
+      return;
+    }
+    const std::int64_t trip = ir::dynamic_trip(info, regs_);
+    const std::int64_t lo = info.lower_reg >= 0 ? reg(info.lower_reg) : info.lower;
+    for (std::int64_t it = 0; it < trip; ++it) {
+      reg(info.induction) = static_cast<std::int32_t>(lo + it * info.step);
+      run(s + 1, step.end, count);
+    }
+  }
+
+  std::vector<DevicePrint> take_device_prints() override { return std::exchange(prints_, {}); }
+
+  /** nl.device_print: the tile's values from its scratch buffer (exact values of its dtype, fp32 or fp64). */
+  void print_step(const StepPlan& step) {
+    const auto& op = std::get<ir::PrintOp>(ir_.body[static_cast<std::size_t>(step.op)]);
+    const ir::TileInfo& ti = ir_.tiles[static_cast<std::size_t>(op.tile)];
+    const View& v = scratch_[static_cast<std::size_t>(step.scratch)];
+    std::vector<double> values(static_cast<std::size_t>(shape_elements(ti.shape)));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (v.type.bits == 64) values[i] = reinterpret_cast<const double*>(v.data)[i];
+      else values[i] = reinterpret_cast<const float*>(v.data)[i];
+    }
+    prints_.push_back({pid_, ir::device_print_line(op.prefix, pid_, ti.dtype, ti.shape, values)});
+  }
+
+  /** A register instruction: moves between registers, or one element of a tensor to or from one. */
+  void register_step(const StepPlan& step) {
+    const auto& op = std::get<ir::RegisterOp>(ir_.body[static_cast<std::size_t>(step.op)]);
+    auto reg = [&](int r) -> std::int32_t& { return regs_[static_cast<std::size_t>(r)]; };
+    if (op.kind == ir::RegisterOp::Kind::move) {
+      reg(op.dst) = op.src >= 0 ? reg(op.src) : op.imm;
+      return;
+    }
+    const TensorBinding& t = tensors_[static_cast<std::size_t>(op.mem.tensor)];
+    std::int64_t offset = 0;  // validated in bounds: every index is a constant, program id or loop variable
+    for (std::size_t d = 0; d < op.mem.indices.size(); ++d) {
+      const ir::IndexExpr& e = op.mem.indices[d];
+      std::int64_t v = e.constant;
+      for (const ir::Term& term : e.terms) {
+        if (term.sym.kind == ir::Sym::Kind::program_id) v += term.coeff * pid_[static_cast<std::size_t>(term.sym.index)];
+        else if (term.sym.kind == ir::Sym::Kind::loop)
+          v += term.coeff * (loop32_[static_cast<std::size_t>(term.sym.index)] +
+                             (term.sym.index == step.shift_loop ? step.shift : 0));
+      }
+      offset += v * t.strides[d];
+    }
+    std::byte* at = t.data + offset * dtype_bytes(t.dtype);
+    if (op.kind == ir::RegisterOp::Kind::load) reg(op.dst) = ir::register_from_element(at, t.dtype);
+    else ir::register_to_element(at, t.dtype, reg(op.src));
   }
 
   void fill(int tensor) {
@@ -163,6 +236,8 @@ class CompiledRunner final : public CoreRunner {
   std::vector<std::int64_t> pid_;
   int32_t pid32_[16] = {};
   std::vector<int32_t> loop32_;
+  std::vector<std::int32_t> regs_;  ///< the instance's registers
+  std::vector<DevicePrint> prints_;  ///< nl.device_print lines not yet taken
 };
 
 class CompiledProgram final : public Program {
@@ -200,6 +275,19 @@ class CompiledProgram final : public Program {
         if (step.first < 0 || step.stride < 1 || step.trip < -1 || step.trip > trip ||
             (step.trip > 0 && static_cast<__int128>(step.first) + static_cast<__int128>(step.trip - 1) * step.stride >= trip))
           throw std::runtime_error(fmt::format("step {} runs its loop out of range", s));
+      } else if (step.kind == StepPlan::Kind::reg) {
+        if (step.op < 0 || static_cast<std::size_t>(step.op) >= ir_->body.size() ||
+            !std::holds_alternative<ir::RegisterOp>(ir_->body[static_cast<std::size_t>(step.op)]) ||
+            step.shift_loop < -1 || (step.shift_loop >= 0 && static_cast<std::size_t>(step.shift_loop) >= ir_->loops.size()) ||
+            step.shift < 0 || (step.shift_loop >= 0 && step.shift >= ir_->loops[static_cast<std::size_t>(step.shift_loop)].trip))
+          throw std::runtime_error(fmt::format("step {} is a malformed register instruction", s));
+      } else if (step.kind == StepPlan::Kind::print) {
+        if (step.op < 0 || static_cast<std::size_t>(step.op) >= ir_->body.size() ||
+            !std::holds_alternative<ir::PrintOp>(ir_->body[static_cast<std::size_t>(step.op)]) || step.scratch < 0 ||
+            static_cast<std::size_t>(step.scratch) >= plan_.scratch.size() ||
+            plan_.scratch[static_cast<std::size_t>(step.scratch)].shape !=
+                ir_->tiles[static_cast<std::size_t>(std::get<ir::PrintOp>(ir_->body[static_cast<std::size_t>(step.op)]).tile)].shape)
+          throw std::runtime_error(fmt::format("step {} is a malformed device_print", s));
       } else if (step.kind == StepPlan::Kind::fill) {
         if (step.tensor < 0 || static_cast<std::size_t>(step.tensor) >= ir_->tensors.size() ||
             !ir_->tensors[static_cast<std::size_t>(step.tensor)].fill)

@@ -484,6 +484,7 @@ class KernelBuilder {
   std::vector<Scratch> scratch_;
   std::vector<Halide::Module> modules_;
   std::vector<bool> materialized_;
+  std::vector<int> tile_scratch_;  ///< the scratch buffer each materialized tile was last computed into
   std::vector<std::int64_t> pid_base_;
   bool batchable_ = true;
   int unroll_ = 1;  ///< unroll factor of the outermost loops
@@ -507,6 +508,7 @@ class KernelBuilder {
     }
     const std::vector<int> stores = ir::count_stores(k);
     materialized_ = materialized_tiles(stores);
+    tile_scratch_.assign(k.tiles.size(), -1);
     const std::vector<bool>& materialized = materialized_;
 
     // Interleaving a core's instances is invisible only for straight-line kernels whose
@@ -516,7 +518,9 @@ class KernelBuilder {
       if (const auto* l = std::get_if<ir::LoadOp>(&op); l && stores[static_cast<std::size_t>(l->src.tensor)] > 0)
         batchable_ = false;
       if (const auto* s = std::get_if<ir::StoreOp>(&op); s && (!s->mask.empty() || s->accumulate)) batchable_ = false;
-      if (std::holds_alternative<ir::AllocOp>(op)) batchable_ = false;
+      if (std::holds_alternative<ir::AllocOp>(op) || std::holds_alternative<ir::RegisterOp>(op) ||
+          std::holds_alternative<ir::PrintOp>(op))
+        batchable_ = false;
     }
     for (int n : stores) batchable_ = batchable_ && n <= 1;
     for (bool m : materialized) batchable_ = batchable_ && !m;
@@ -532,7 +536,9 @@ class KernelBuilder {
       const ir::Op& op = k.body[i];
       if (const auto* l = std::get_if<ir::LoopOp>(&op)) {
         const std::int64_t trip = k.loops[static_cast<std::size_t>(l->loop)].trip;
-        if (loop < 0 && std::min<std::int64_t>(unroll_, trip) > 1) {  // only outermost loops unroll
+        // Only outermost loops unroll, and never a dynamic one (its trip count is known when it runs).
+        if (loop < 0 && !ir::is_dynamic(k.loops[static_cast<std::size_t>(l->loop)].kind) &&
+            std::min<std::int64_t>(unroll_, trip) > 1) {
           lower_unrolled_loop(l->loop);
           continue;
         }
@@ -546,6 +552,21 @@ class KernelBuilder {
         Step close;
         close.kind = Step::Kind::loop_end;
         steps_.push_back(std::move(close));
+        continue;
+      }
+      if (const auto* pr = std::get_if<ir::PrintOp>(&op)) {  // the executor prints the tile's scratch
+        Step s;
+        s.kind = Step::Kind::print;
+        s.op = static_cast<int>(i);
+        s.scratch = tile_scratch_.at(static_cast<std::size_t>(pr->tile));
+        steps_.push_back(std::move(s));
+        continue;
+      }
+      if (std::holds_alternative<ir::RegisterOp>(op)) {  // run by the executor itself, in program order
+        Step s;
+        s.kind = Step::Kind::reg;
+        s.op = static_cast<int>(i);
+        steps_.push_back(std::move(s));
         continue;
       }
       if (const auto* a = std::get_if<ir::AllocOp>(&op)) {
@@ -566,6 +587,7 @@ class KernelBuilder {
       if (materialized[static_cast<std::size_t>(t)]) {
         steps_.push_back(compile_materialized(op, t));
         low_.define_from_scratch(t, -1 - steps_.back().scratch);
+        tile_scratch_[static_cast<std::size_t>(t)] = steps_.back().scratch;
       } else {
         low_.define(op);
       }
@@ -594,6 +616,9 @@ class KernelBuilder {
       if (ir::is_loop_marker(op)) return false;
       if (const auto* s = std::get_if<ir::StoreOp>(&op); s && s->dst.tensor == load.src.tensor) return false;
       if (const auto* a = std::get_if<ir::AllocOp>(&op); a && a->tensor == load.src.tensor) return false;
+      if (const auto* r = std::get_if<ir::RegisterOp>(&op);
+          r && r->kind == ir::RegisterOp::Kind::store && r->mem.tensor == load.src.tensor)
+        return false;
       int here = 0;
       for (int t : ir::tiles_read(op)) here += t == load.result;
       if (here > 0 && !is_materialized_kind(op)) return false;
@@ -624,7 +649,7 @@ class KernelBuilder {
       const std::size_t first = steps_.size();
       lower_ops(l);
       for (std::size_t s = first; s < steps_.size(); ++s) {
-        if (steps_[s].kind != Step::Kind::call) continue;
+        if (steps_[s].kind != Step::Kind::call && steps_[s].kind != Step::Kind::reg) continue;  // print reads no index
         steps_[s].shift_loop = l;
         steps_[s].shift = static_cast<int>(u);
       }
@@ -671,6 +696,7 @@ class KernelBuilder {
         ++uses[static_cast<std::size_t>(t)];
         if (made_in[static_cast<std::size_t>(t)] != here) m[static_cast<std::size_t>(t)] = true;
       }
+      if (const auto* pr = std::get_if<ir::PrintOp>(&op)) m[static_cast<std::size_t>(pr->tile)] = true;  // printed from scratch
       const int t = ir::tile_defined(op);
       if (t < 0) continue;
       made_in[static_cast<std::size_t>(t)] = here;

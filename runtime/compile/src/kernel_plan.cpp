@@ -17,6 +17,8 @@ const char* kind_name(StepPlan::Kind k) {
     case StepPlan::Kind::loop: return "loop";
     case StepPlan::Kind::loop_end: return "loop_end";
     case StepPlan::Kind::fill: return "fill";
+    case StepPlan::Kind::reg: return "register";
+    case StepPlan::Kind::print: return "print";
   }
   return "?";
 }
@@ -25,6 +27,8 @@ StepPlan::Kind kind_of(const std::string& s) {
   if (s == "loop") return StepPlan::Kind::loop;
   if (s == "loop_end") return StepPlan::Kind::loop_end;
   if (s == "fill") return StepPlan::Kind::fill;
+  if (s == "register") return StepPlan::Kind::reg;
+  if (s == "print") return StepPlan::Kind::print;
   throw std::runtime_error("unknown step kind '" + s + "'");
 }
 
@@ -70,6 +74,11 @@ std::string plan_outline(const KernelPlan& plan) {
         if (indent.size() >= 2) indent.resize(indent.size() - 2);
         break;
       case StepPlan::Kind::fill: out += fmt::format("{}fill tensor{}\n", indent, s.tensor); break;
+      case StepPlan::Kind::print: out += fmt::format("{}device_print op{} scratch{}\n", indent, s.op, s.scratch); break;
+      case StepPlan::Kind::reg:
+        out += fmt::format("{}register op{}{}\n", indent, s.op,
+                           s.shift_loop >= 0 ? fmt::format("  (loop{} + {})", s.shift_loop, s.shift) : "");
+        break;
       case StepPlan::Kind::call:
         out += fmt::format("{}{} -> {}{}\n", indent, s.function,
                            s.store >= 0 ? fmt::format("store{}", s.store) : fmt::format("scratch{}", s.scratch),
@@ -103,6 +112,7 @@ std::string plan_to_json(const KernelPlan& plan) {
     x["stride"] = s.stride;
     x["trip"] = s.trip;
     x["tensor"] = s.tensor;
+    x["op"] = s.op;
     steps.push_back(x);
   }
   j["steps"] = steps;
@@ -135,6 +145,7 @@ KernelPlan plan_from_json(const std::string& text) {
       s.stride = integer<std::int64_t>(x.at("stride"), "stride");
       s.trip = integer<std::int64_t>(x.at("trip"), "trip");
       s.tensor = integer<int>(x.at("tensor"), "tensor");
+      s.op = x.contains("op") ? integer<int>(x.at("op"), "op") : -1;
       plan.steps.push_back(std::move(s));
     }
     for (const auto& x : j.at("scratch")) {

@@ -15,9 +15,13 @@ struct PlanDim {
   std::int32_t stride = 0;
 };
 
-/** One step a core walks per instance: a compiled call, a loop marker, or filling an on-chip tensor. */
+/**
+ * One step a core walks per instance: a compiled call, a loop marker, filling an on-chip
+ * tensor, or a register instruction the executor performs itself (ir::RegisterOp). A loop
+ * marker of a dynamic loop (ir::is_dynamic) computes its trip count from registers as it starts.
+ */
 struct StepPlan {
-  enum class Kind { call, loop, loop_end, fill } kind = Kind::call;
+  enum class Kind { call, loop, loop_end, fill, reg, print } kind = Kind::call;
   // call
   std::string function;     ///< the step's function in the artifact (its argv entry is function + "_argv")
   std::vector<int> inputs;  ///< buffer arguments in order: a tensor id, or -1 - scratch index
@@ -35,6 +39,7 @@ struct StepPlan {
   std::int64_t stride = 1;
   std::int64_t trip = -1;
   int tensor = -1;      ///< fill
+  int op = -1;          ///< reg / print: body index of the RegisterOp / PrintOp (print: `scratch` holds its tile)
 };
 
 /** A per-core buffer holding one materialized tile (Halide type code and bits of its values). */

@@ -1,7 +1,10 @@
 /** \file Launches: bind tensors, place instances on NeuronCores, run each core on its own TBB worker. */
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
+#include <iostream>
+#include <mutex>
 #include <exception>
 #include <optional>
 
@@ -106,7 +109,9 @@ void refuse_per_instance_overflow(const ir::KernelIR& ir, const std::vector<Core
  * before this does.
  */
 void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<const Program>>& programs,
-                  const std::vector<TensorBinding>& bindings, const std::vector<CoreSchedule>& cores) {
+                  const std::vector<TensorBinding>& bindings, const std::vector<CoreSchedule>& cores,
+                  std::vector<DevicePrint>& prints) {
+  std::mutex prints_mutex;
   std::vector<const CoreSchedule*> busy;
   for (const CoreSchedule& c : cores)
     if (!c.instances.empty()) busy.push_back(&c);
@@ -135,6 +140,10 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
       }
       i += n;
     }
+    std::vector<DevicePrint> mine = runner->take_device_prints();
+    if (mine.empty()) return;
+    std::lock_guard lock(prints_mutex);
+    prints.insert(prints.end(), std::make_move_iterator(mine.begin()), std::make_move_iterator(mine.end()));
   };
   if (busy.size() == 1) {  // one core: the calling thread is that core's thread
     run_core(*busy[0]);
@@ -272,8 +281,14 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
 
   // Checked mode keeps launch-wide state (who wrote what) in its one program.
   if (options_.checked) programs.front()->begin_launch(bindings);
-  run_on_cores(ir.name, programs, bindings, result.cores);
+  std::vector<DevicePrint> prints;
+  run_on_cores(ir.name, programs, bindings, result.cores, prints);
   if (options_.checked) programs.front()->end_launch(bindings);
+  // nl.device_print: instance order (each instance's lines in the order it printed them), whatever core ran it.
+  std::stable_sort(prints.begin(), prints.end(), [](const DevicePrint& a, const DevicePrint& b) { return a.pid < b.pid; });
+  std::ostream& print_to = options_.device_print != nullptr ? *options_.device_print : std::cout;
+  for (const DevicePrint& p : prints) print_to << p.text << '\n';
+  if (!prints.empty()) print_to.flush();
 
   for (std::size_t i = 0; i < ir.outputs.size(); ++i) {
     const auto id = static_cast<std::size_t>(ir.outputs[i]);

@@ -69,7 +69,7 @@ class ReferenceRunner final : public CoreRunner {
   ReferenceRunner(const ir::KernelIR& ir, const ir::LoopNest& nest, std::vector<TensorBinding> tensors,
                   CheckedLaunch* checked = nullptr)
       : ir_(ir), nest_(nest), tensors_(std::move(tensors)), tiles_(ir.tiles.size()), loop_(ir.loops.size(), 0),
-        checked_(checked) {
+        regs_(static_cast<std::size_t>(ir.registers), 0), checked_(checked) {
     // Per-instance tensors (SBUF, PSUM, private HBM) are this core's own memory.
     own_.reserve(ir_.tensors.size());
     for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {
@@ -90,10 +90,13 @@ class ReferenceRunner final : public CoreRunner {
     std::size_t reader;  ///< body index of the op that read it
   };
 
+  std::vector<DevicePrint> take_device_prints() override { return std::exchange(prints_, {}); }
+
   void run_batch(std::span<const std::int64_t> pid, std::int64_t count) override {
     std::vector<std::int64_t> current(pid.begin(), pid.end());
     for (std::int64_t i = 0; i < count; ++i) {
       pid_ = current;
+      std::fill(regs_.begin(), regs_.end(), 0);  // every instance's registers start at 0
       if (checked_) begin_checked_instance();
       run(-1);
       if (!current.empty()) ++current.back();
@@ -108,6 +111,8 @@ class ReferenceRunner final : public CoreRunner {
   std::vector<std::vector<double>> tiles_;  ///< exact values of each tile's dtype
   std::vector<std::int64_t> pid_;
   std::vector<std::int64_t> loop_;          ///< current value of each loop variable
+  std::vector<std::int32_t> regs_;          ///< the instance's registers (RegisterOp, dynamic loops)
+  std::vector<DevicePrint> prints_;         ///< nl.device_print lines not yet taken
 
   // ---- checked mode (all unused when checked_ is null) ----
   CheckedLaunch* checked_;
@@ -285,6 +290,19 @@ class ReferenceRunner final : public CoreRunner {
     } while (next_coord(c, op.dst.shape));
   }
 
+  /** A register_store defines its element (a register's value is never undefined); shared HBM counts it as filled. */
+  void checked_register_store(const ir::RegisterOp& op, const std::vector<std::int64_t>& c) {
+    const std::size_t ti = static_cast<std::size_t>(op.mem.tensor);
+    const ir::TensorDecl& t = ir_.tensors[ti];
+    const std::size_t f = static_cast<std::size_t>(coord_of(op.mem, c).second);
+    if (ir::is_per_instance(t.memory)) {
+      written_[ti][f] = 1;
+      if (!mem_undef_[ti].empty()) mem_undef_[ti][f] = kDefined;
+    } else if (checked_->writers[ti]) {
+      checked_->writers[ti][f].store(kFilled, std::memory_order_release);
+    }
+  }
+
   void checked_alloc(const ir::AllocOp& op) {
     const std::size_t ti = static_cast<std::size_t>(op.tensor);
     fresh(ti);
@@ -295,15 +313,35 @@ class ReferenceRunner final : public CoreRunner {
   void run(int loop) {
     for (std::size_t i : nest_.level(loop)) {
       if (const auto* l = std::get_if<ir::LoopOp>(&ir_.body[i])) {
-        const std::int64_t trip = ir_.loops[static_cast<std::size_t>(l->loop)].trip;
+        const ir::LoopInfo& info = ir_.loops[static_cast<std::size_t>(l->loop)];
+        if (info.kind == ir::LoopKind::while_loop) {
+          run_while(l->loop, info);
+          continue;
+        }
+        // A dynamic loop's trip count comes from its bounds' registers as it starts.
+        const std::int64_t trip = info.kind == ir::LoopKind::dynamic ? ir::dynamic_trip(info, regs_) : info.trip;
         for (std::int64_t it = 0; it < trip; ++it) {
-          loop_[static_cast<std::size_t>(l->loop)] = it;
+          loop_[static_cast<std::size_t>(l->loop)] = info.kind == ir::LoopKind::dynamic ? 0 : it;
+          if (info.kind == ir::LoopKind::dynamic) set_induction(info, it);
           run(l->loop);
         }
         continue;
       }
       if (checked_) at_ = i;
       std::visit([this](const auto& o) { exec(o); }, ir_.body[i]);
+    }
+  }
+
+  void set_induction(const ir::LoopInfo& info, std::int64_t it) {
+    const std::int64_t lo = info.lower_reg >= 0 ? regs_[static_cast<std::size_t>(info.lower_reg)] : info.lower;
+    regs_[static_cast<std::size_t>(info.induction)] = static_cast<std::int32_t>(lo + it * info.step);
+  }
+
+  void run_while(int loop, const ir::LoopInfo& info) {
+    for (std::int64_t it = 0; regs_[static_cast<std::size_t>(info.cond)] != 0; ++it) {
+      if (it == ir::kWhileLoopLimit) ir::throw_while_loop_limit(ir_, info, pid_);
+      regs_[static_cast<std::size_t>(info.induction)] = regs_[static_cast<std::size_t>(info.cond)];
+      run(loop);
     }
   }
 
@@ -580,6 +618,26 @@ class ReferenceRunner final : public CoreRunner {
     });
   }
 
+  void exec(const ir::RegisterOp& op) {
+    const auto reg = [&](int r) -> std::int32_t& { return regs_[static_cast<std::size_t>(r)]; };
+    if (op.kind == ir::RegisterOp::Kind::move) {
+      reg(op.dst) = op.src >= 0 ? reg(op.src) : op.imm;
+      return;
+    }
+    const std::vector<std::int64_t> c(op.mem.shape.size(), 0);
+    const DType dt = ir_.tensors[static_cast<std::size_t>(op.mem.tensor)].dtype;
+    if (op.kind == ir::RegisterOp::Kind::load) {
+      if (checked_) check_read(op.mem, c, op.loc);
+      reg(op.dst) = ir::register_from_element(element(op.mem, c), dt);
+      return;
+    }
+    ir::register_to_element(element(op.mem, c), dt, reg(op.src));
+    if (checked_) checked_register_store(op, c);
+  }
+  void exec(const ir::PrintOp& op) {
+    const ir::TileInfo& ti = ir_.tiles[static_cast<std::size_t>(op.tile)];
+    prints_.push_back({pid_, ir::device_print_line(op.prefix, pid_, ti.dtype, ti.shape, tiles_[static_cast<std::size_t>(op.tile)])});
+  }
   void exec(const ir::LoopOp&) {}
   void exec(const ir::LoopEndOp&) {}
   void exec(const std::monostate&) {}

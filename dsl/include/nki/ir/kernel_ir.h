@@ -140,7 +140,14 @@ float apply_activation(ActKind k, float x);
 enum class ReduceKind : std::uint8_t { sum, max, min, mean, prod, var, all };
 const char* reduce_name(ReduceKind k);
 
-enum class LoopKind : std::uint8_t { affine, sequential };
+/**
+ * dynamic: nl.fori_loop / nl.dynamic_range, bounds read from registers when the loop starts;
+ * while_loop: nl.while_loop, runs while its condition register is non-zero. Both run in
+ * order, as sequential loops, and their trip count is known only at run time (LoopInfo).
+ */
+enum class LoopKind : std::uint8_t { affine, sequential, dynamic, while_loop };
+/** Whether the loop's trip count is read from registers at run time. */
+inline bool is_dynamic(LoopKind k) { return k == LoopKind::dynamic || k == LoopKind::while_loop; }
 const char* loop_kind_name(LoopKind k);
 
 // ---- ops: every op is a plain struct listed once in NKI_IR_OPS ----
@@ -280,6 +287,30 @@ struct ViewOp {
 };
 
 /** Starts loop `loop`; the body runs up to the matching LoopEndOp at index `end` of the body. */
+/**
+ * A scalar instruction of the engine sequencer on the instance's 32-bit registers
+ * (isa.register_move / register_load / register_store); registers are numbered per kernel.
+ * move: dst = src register, or the immediate `imm` when src is -1.
+ * load: dst = the single element `mem` (an integer dtype of at most 32 bits), wrapped to int32.
+ * store: the single element `mem` = register src, wrapped to the element's integer dtype.
+ */
+struct RegisterOp {
+  enum class Kind : std::uint8_t { move, load, store };
+  Kind kind = Kind::move;
+  int dst = -1;
+  int src = -1;
+  std::int32_t imm = 0;
+  Access mem;
+  SourceLoc loc;
+};
+
+/** nl.device_print: the executor prints `prefix` and the values of `tile` (docs/reference.md, "device_print"). */
+struct PrintOp {
+  std::string prefix;
+  int tile = -1;
+  SourceLoc loc;
+};
+
 struct LoopOp {
   int loop = -1;
   int end = -1;
@@ -302,6 +333,8 @@ struct LoopEndOp {
   X(TransposeOp)      \
   X(ScanOp)           \
   X(ViewOp)           \
+  X(RegisterOp)       \
+  X(PrintOp)          \
   X(LoopOp)           \
   X(LoopEndOp)
 
@@ -316,13 +349,43 @@ struct TileInfo {
   Memory memory = Memory::sbuf;
 };
 
-/** A loop of the kernel: `trip` iterations of its variable 0, 1, ..., trip - 1. */
+/**
+ * A loop of the kernel: `trip` iterations of its variable 0, 1, ..., trip - 1. A dynamic loop
+ * (is_dynamic) has trip 1 for the passes that enumerate loop values (no index reads its
+ * variable: its values reach the body only through the `induction` register) and its real
+ * trip count is computed per run: dynamic: range(lower, upper, step) with each bound the
+ * register *_reg (>= 0) or the constant; while_loop: while register `cond` is non-zero.
+ */
 struct LoopInfo {
   std::int64_t trip = 0;
   LoopKind kind = LoopKind::affine;
   int parent = -1;  ///< the enclosing loop, -1 at top level
   SourceLoc loc;
+  int lower_reg = -1, upper_reg = -1;
+  std::int64_t lower = 0, upper = 0, step = 1;
+  int induction = -1;  ///< dynamic: set to lower + i * step before iteration i; while_loop: to cond
+  int cond = -1;       ///< while_loop: the condition register, tested before each iteration
 };
+
+/** A while_loop running this many iterations in one instance is an error (err_while_loop_limit), not a hang. */
+inline constexpr std::int64_t kWhileLoopLimit = std::int64_t{1} << 20;
+/** The trip count of a dynamic loop for register values `regs` (0 when the range is empty). */
+std::int64_t dynamic_trip(const LoopInfo& l, std::span<const std::int32_t> regs);
+struct KernelIR;
+/** err_while_loop_limit: a while_loop of `k` ran kWhileLoopLimit iterations in the instance `pid`. */
+[[noreturn]] void throw_while_loop_limit(const KernelIR& k, const LoopInfo& l, std::span<const std::int64_t> pid);
+/** Whether a register can be loaded from / stored to an element of `t` (an integer of at most 32 bits, not bool). */
+bool is_register_dtype(DType t);
+/** register_load: the element of dtype `t` at `src`, wrapped to int32 (a uint32 above INT32_MAX turns negative). */
+std::int32_t register_from_element(const void* src, DType t);
+/** register_store: `v` wrapped to the element type `t` (its low bits, two's complement) and written at `dst`. */
+void register_to_element(void* dst, DType t, std::int32_t v);
+/**
+ * One line of nl.device_print: "<prefix> [<program ids>] <dtype>[<shape>]: v0 v1 ..." (values
+ * row-major, each the shortest text that reads back as the same double).
+ */
+std::string device_print_line(const std::string& prefix, std::span<const std::int64_t> pid, DType dtype,
+                              const Shape& shape, std::span<const double> values);
 
 /** A traced kernel for one argument signature and grid rank. */
 struct KernelIR {
@@ -337,6 +400,7 @@ struct KernelIR {
   /// The NeuronCore generation the body asked for (isa::get_nc_version) and may depend on;
   /// 0: it never asked, so one trace serves every target.
   int nc_version = 0;
+  int registers = 0;                ///< number of registers (RegisterOp, dynamic loops); per instance, start 0
 };
 
 /** The tile ids an op reads (operands that are tiles). */

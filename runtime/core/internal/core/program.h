@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "nki/dtype.h"
@@ -20,10 +21,18 @@ struct TensorBinding {
   DType dtype;
 };
 
+/** A line nl.device_print wrote, with the instance that wrote it (lines are output in instance order). */
+struct DevicePrint {
+  std::vector<std::int64_t> pid;
+  std::string text;
+};
+
 /** Runs instances on one NeuronCore. Not shared between cores. */
 class CoreRunner {
  public:
   virtual ~CoreRunner() = default;
+  /** The nl.device_print lines of the instances run so far, in the order each instance wrote them; cleared. */
+  virtual std::vector<DevicePrint> take_device_prints() { return {}; }
   /**
    * Runs `count` instances of one core: `pid`, then pid with its last axis + 1, ... (a run
    * of consecutive ids; count is 1 for a grid of rank 0). Each instance behaves as if run alone.

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,8 @@ struct LaunchOptions {
   /// inputs every rank holds whole; the outputs are then joined so every rank gets all of
   /// them. Every rank makes the launch. Without MPI (one rank) it changes nothing.
   bool span_ranks = false;
+  /// Where nl.device_print lines go, in instance order, once every core has run (nullptr: std::cout).
+  std::ostream* device_print = nullptr;
 };
 
 /** Everything a launch did: outputs, placement and what it compiled. */
