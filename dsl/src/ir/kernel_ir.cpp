@@ -280,6 +280,11 @@ struct Reads {
   void operator()(const TransposeOp& op) { out.push_back(op.data); }
   void operator()(const ScanOp& op) { out.push_back(op.data0), out.push_back(op.data1), add_tile(out, op.initial); }
   void operator()(const ViewOp& op) { out.push_back(op.data); }
+  void operator()(const QuantizeMxOp& op) { out.push_back(op.data); }
+  void operator()(const MatmulMxOp& op) {
+    out.push_back(op.stationary), out.push_back(op.moving), out.push_back(op.stationary_scale),
+        out.push_back(op.moving_scale);
+  }
   void operator()(const LoopOp&) {}
   void operator()(const LoopEndOp&) {}
   void operator()(const std::monostate&) {}
