@@ -22,6 +22,12 @@ std::string_view dtype_name(DType t) {
     case DType::uint16: return "uint16";
     case DType::uint32: return "uint32";
     case DType::boolean: return "bool";
+    case DType::tf32: return "tf32";
+    case DType::fp8_e4m3fn: return "fp8_e4m3fn";
+    case DType::fp8_e8m0fnu: return "fp8_e8m0fnu";
+    case DType::fp8_e5m2_x4: return "fp8_e5m2_x4";
+    case DType::fp8_e4m3fn_x4: return "fp8_e4m3fn_x4";
+    case DType::fp4_e2m1fn_x4: return "fp4_e2m1fn_x4";
   }
   return "?";
 }
@@ -35,20 +41,32 @@ std::optional<DType> parse_dtype(std::string_view name) {
   if (name == "float8_e4m3") return DType::fp8_e4m3;
   if (name == "float8_e5m2") return DType::fp8_e5m2;
   if (name == "bool_") return DType::boolean;
+  if (name == "tfloat32") return DType::tf32;
+  if (name == "float8_e4m3fn") return DType::fp8_e4m3fn;
+  if (name == "float8_e8m0fnu") return DType::fp8_e8m0fnu;
+  if (name == "float8_e5m2_x4") return DType::fp8_e5m2_x4;
+  if (name == "float8_e4m3fn_x4") return DType::fp8_e4m3fn_x4;
+  if (name == "float4_e2m1fn_x4") return DType::fp4_e2m1fn_x4;
   return std::nullopt;
 }
 
 int dtype_bytes(DType t) {
   switch (t) {
     case DType::fp32:
+    case DType::tf32:
     case DType::int32:
-    case DType::uint32: return 4;
+    case DType::uint32:
+    case DType::fp8_e5m2_x4:
+    case DType::fp8_e4m3fn_x4: return 4;
     case DType::bf16:
     case DType::fp16:
+    case DType::fp4_e2m1fn_x4:
     case DType::int16:
     case DType::uint16: return 2;
     case DType::fp8_e4m3:
     case DType::fp8_e5m2:
+    case DType::fp8_e4m3fn:
+    case DType::fp8_e8m0fnu:
     case DType::int8:
     case DType::uint8:
     case DType::boolean: return 1;
@@ -57,7 +75,18 @@ int dtype_bytes(DType t) {
 }
 
 bool is_float(DType t) {
-  return t == DType::fp32 || t == DType::bf16 || t == DType::fp16 || t == DType::fp8_e4m3 || t == DType::fp8_e5m2;
+  return t == DType::fp32 || t == DType::bf16 || t == DType::fp16 || t == DType::fp8_e4m3 || t == DType::fp8_e5m2 ||
+         t == DType::tf32 || t == DType::fp8_e4m3fn || t == DType::fp8_e8m0fnu;
+}
+
+bool is_packed_x4(DType t) {
+  return t == DType::fp8_e5m2_x4 || t == DType::fp8_e4m3fn_x4 || t == DType::fp4_e2m1fn_x4;
+}
+
+std::optional<DType> packed_element(DType t) {
+  if (t == DType::fp8_e5m2_x4) return DType::fp8_e5m2;
+  if (t == DType::fp8_e4m3fn_x4) return DType::fp8_e4m3fn;
+  return std::nullopt;
 }
 
 bool is_integer(DType t) { return !is_float(t); }
@@ -73,8 +102,10 @@ DType signed_of_bits(int bits) {
   return bits <= 8 ? DType::int8 : bits <= 16 ? DType::int16 : DType::int32;
 }
 
-/// The rank of a float type by its width; fp8s share the lowest rank.
-int float_rank(DType t) { return t == DType::fp32 ? 2 : (t == DType::bf16 || t == DType::fp16) ? 1 : 0; }
+/// The rank of a float type by its width (tf32 is stored in 32 bits); fp8s share the lowest rank.
+int float_rank(DType t) {
+  return (t == DType::fp32 || t == DType::tf32) ? 2 : (t == DType::bf16 || t == DType::fp16) ? 1 : 0;
+}
 
 }  // namespace
 
@@ -88,8 +119,8 @@ DType promote(DType a, DType b) {
   if (fa && fb) {
     const int ra = float_rank(a), rb = float_rank(b);
     if (ra != rb) return ra > rb ? a : b;
-    // Same width, different formats: (fp16, bf16) -> fp32; (fp8_e4m3, fp8_e5m2) -> bf16.
-    return ra == 1 ? DType::fp32 : DType::bf16;
+    // Same width, different formats: (fp16, bf16) and (tf32, fp32) -> fp32; two fp8s -> bf16.
+    return ra >= 1 ? DType::fp32 : DType::bf16;
   }
   // Two integers (NumPy): same signedness takes the wider; mixed takes the smallest signed
   // type holding both, which for uint32 would be int64, absent here, so fp32.
@@ -271,7 +302,10 @@ double integer_max(DType t) {
     case DType::int32: return 2147483647.0;
     case DType::uint8: return 255.0;
     case DType::uint16: return 65535.0;
-    case DType::uint32: return 4294967295.0;
+    case DType::uint32:
+    case DType::fp8_e5m2_x4:
+    case DType::fp8_e4m3fn_x4: return 4294967295.0;
+    case DType::fp4_e2m1fn_x4: return 65535.0;
     default: return 1.0;
   }
 }
@@ -296,6 +330,9 @@ float to_float_value(double v, DType t) {
     case DType::fp16: return fp16_bits_to_float(float_to_fp16_bits(f));
     case DType::fp8_e4m3: return fp8_e4m3_bits_to_float(float_to_fp8_e4m3_bits(f));
     case DType::fp8_e5m2: return fp8_e5m2_bits_to_float(float_to_fp8_e5m2_bits(f));
+    case DType::tf32: return std::bit_cast<float>(float_to_tf32_bits(f));
+    case DType::fp8_e4m3fn: return fp8_e4m3fn_bits_to_float(float_to_fp8_e4m3fn_bits(f));
+    case DType::fp8_e8m0fnu: return fp8_e8m0fnu_bits_to_float(float_to_fp8_e8m0fnu_bits(f));
     default: return f;
   }
 }
@@ -319,6 +356,106 @@ float fp8_e4m3_bits_to_float(std::uint8_t bits) { return fp8_bits_to_float<4>(bi
 std::uint8_t float_to_fp8_e5m2_bits(float f) { return float_to_fp8_bits<5>(f); }
 float fp8_e5m2_bits_to_float(std::uint8_t bits) { return fp8_bits_to_float<5>(bits); }
 
+std::uint32_t float_to_tf32_bits(float f) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) {  // NaN: sign and top 10 payload bits; quiet bit if they are 0
+    const std::uint32_t top = bits & 0xffffe000u;
+    return (top & 0x7fffffu) == 0 ? top | 0x400000u : top;
+  }
+  // Round to nearest even on the bit pattern; a carry runs into the exponent and into infinity.
+  return (bits + 0xfffu + ((bits >> 13) & 1u)) & 0xffffe000u;
+}
+
+std::uint8_t float_to_fp8_e4m3fn_bits(float f) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
+  const std::uint32_t sign = (bits >> 24) & 0x80u;
+  const std::uint32_t abs = bits & 0x7fffffffu;
+  if (abs > 0x7f800000u) return static_cast<std::uint8_t>(sign | 0x7fu);
+  // Past 448 + half an ulp (464, whose tie goes to 448: 480 would be the NaN code) saturates.
+  if (abs >= 0x43e80000u) return static_cast<std::uint8_t>(sign | 0x7eu);
+  // Below the saturation point the IEEE-style rounding of e4m3 is the same: both formats agree up
+  // to exponent 14 and this one goes on with the finite codes 0x78..0x7e where e4m3 has inf/NaN.
+  const int e = static_cast<int>(abs >> 23) - 127;
+  std::uint32_t r;
+  if (e + 7 >= 1) {
+    const std::uint32_t v = (static_cast<std::uint32_t>(e + 7) << 23) | (abs & 0x7fffffu);
+    r = (v + 0x7ffffu + ((v >> 20) & 1u)) >> 20;
+  } else {
+    const std::uint32_t sig = (abs >> 23) != 0 ? (abs & 0x7fffffu) | 0x800000u : (abs & 0x7fffffu);
+    const int exp_f = (abs >> 23) != 0 ? e : -126;
+    const int shift = -9 - (exp_f - 23);  // value in units of 2^-9, the smallest subnormal
+    if (shift >= 32) {
+      r = 0;
+    } else {
+      const std::uint32_t q = sig >> shift;
+      const std::uint32_t rem = sig & ((1u << shift) - 1);
+      const std::uint32_t half = 1u << (shift - 1);
+      r = q + ((rem > half || (rem == half && (q & 1u))) ? 1u : 0u);
+    }
+  }
+  return static_cast<std::uint8_t>(sign | r);
+}
+
+float fp8_e4m3fn_bits_to_float(std::uint8_t b) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(b & 0x80u) << 24;
+  if ((b & 0x7fu) == 0x7fu) return std::bit_cast<float>(sign | 0x7fc00000u);
+  const std::uint32_t exp = (b >> 3) & 0xfu;
+  const std::uint32_t man = b & 0x7u;
+  if (exp == 0) {
+    const float v = std::ldexp(static_cast<float>(man), -9);
+    return std::bit_cast<float>(std::bit_cast<std::uint32_t>(v) | sign);
+  }
+  return std::bit_cast<float>(sign | ((exp + 120u) << 23) | (man << 20));
+}
+
+std::uint8_t float_to_fp8_e8m0fnu_bits(float f) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
+  const std::uint32_t abs = bits & 0x7fffffffu;
+  if (abs > 0x7f800000u) return 0xff;
+  if ((bits >> 31) != 0 && abs != 0) return 0xff;  // no sign bit: a negative value has no code
+  if (abs == 0x7f800000u) return 0xfe;
+  const std::uint32_t e = abs >> 23, m = abs & 0x7fffffu;
+  // The code is fp32's biased exponent (same bias 127), rounded on the mantissa: the midpoint
+  // between 2^k and 2^(k+1) is 1.5 * 2^k, a mantissa of 0x400000.
+  if (e == 0) {
+    // Below 2^-126: between code 0 (2^-127, mantissa 0x400000 here) and code 1 (2^-126); the
+    // midpoint 1.5 * 2^-127 is mantissa 0x600000 and its tie goes to the even code 0.
+    return m > 0x600000u ? 1 : 0;
+  }
+  const std::uint32_t code = e + ((m > 0x400000u || (m == 0x400000u && (e & 1u))) ? 1u : 0u);
+  return static_cast<std::uint8_t>(code >= 0xffu ? 0xfeu : code);
+}
+
+float fp8_e8m0fnu_bits_to_float(std::uint8_t b) {
+  if (b == 0xff) return std::bit_cast<float>(0x7fc00000u);
+  if (b == 0) return std::bit_cast<float>(0x00400000u);  // 2^-127, an fp32 subnormal
+  return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 23);
+}
+
+std::uint8_t float_to_fp4_e2m1_bits(float f) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
+  const std::uint8_t sign = static_cast<std::uint8_t>((bits >> 28) & 0x8u);
+  const float a = std::fabs(f);
+  if (std::isnan(f)) return 0;
+  // The eight magnitudes and, between neighbours, the midpoint with the code a tie goes to (even).
+  static constexpr float values[] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  std::uint8_t code = 7;
+  for (std::uint8_t c = 0; c < 7; ++c) {
+    const float mid = (values[c] + values[c + 1]) / 2;
+    if (a < mid || (a == mid && (c & 1u) == 0)) {
+      code = c;
+      break;
+    }
+  }
+  return static_cast<std::uint8_t>(sign | code);
+}
+
+float fp4_e2m1_bits_to_float(std::uint8_t b) {
+  static constexpr float values[] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  const float v = values[b & 0x7u];
+  return (b & 0x8u) != 0 ? -v : v;
+}
+
 double round_to_dtype(double v, DType t) {
   if (is_float(t)) return widen(to_float_value(v, t));
   return to_integer_value(v, t);
@@ -338,6 +475,12 @@ void store_element(void* dst, DType t, double v) {
     case DType::uint16: put(dst, static_cast<std::uint16_t>(to_integer_value(v, t))); return;
     case DType::uint32: put(dst, static_cast<std::uint32_t>(to_integer_value(v, t))); return;
     case DType::boolean: put(dst, static_cast<std::uint8_t>(to_integer_value(v, t))); return;
+    case DType::tf32: put(dst, float_to_tf32_bits(narrow(v))); return;
+    case DType::fp8_e4m3fn: put(dst, float_to_fp8_e4m3fn_bits(narrow(v))); return;
+    case DType::fp8_e8m0fnu: put(dst, float_to_fp8_e8m0fnu_bits(narrow(v))); return;
+    case DType::fp8_e5m2_x4:
+    case DType::fp8_e4m3fn_x4: put(dst, static_cast<std::uint32_t>(to_integer_value(v, t))); return;
+    case DType::fp4_e2m1fn_x4: put(dst, static_cast<std::uint16_t>(to_integer_value(v, t))); return;
   }
 }
 
@@ -355,6 +498,12 @@ double load_element(const void* src, DType t) {
     case DType::uint16: return get<std::uint16_t>(src);
     case DType::uint32: return get<std::uint32_t>(src);
     case DType::boolean: return get<std::uint8_t>(src) != 0 ? 1.0 : 0.0;
+    case DType::tf32: return widen(get<float>(src));
+    case DType::fp8_e4m3fn: return widen(fp8_e4m3fn_bits_to_float(get<std::uint8_t>(src)));
+    case DType::fp8_e8m0fnu: return widen(fp8_e8m0fnu_bits_to_float(get<std::uint8_t>(src)));
+    case DType::fp8_e5m2_x4:
+    case DType::fp8_e4m3fn_x4: return get<std::uint32_t>(src);
+    case DType::fp4_e2m1fn_x4: return get<std::uint16_t>(src);
   }
   return 0.0;
 }

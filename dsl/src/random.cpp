@@ -202,8 +202,10 @@ tile random_bits(Trace& t, const Shape& shape, int slot, const char* op, source_
 int uniform_bits(DType dt) {
   switch (dt) {
     case DType::bf16: return 8;
-    case DType::fp16: return 11;
-    case DType::fp8_e4m3: return 4;
+    case DType::fp16:
+    case DType::tf32: return 11;
+    case DType::fp8_e4m3:
+    case DType::fp8_e4m3fn: return 4;
     case DType::fp8_e5m2: return 3;
     default: return 24;
   }

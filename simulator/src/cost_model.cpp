@@ -248,6 +248,29 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     in.ideal_tensor_us = static_cast<double>(in.flops) / (rows * t.peak_flops_bf16() / (fp32 ? 4.0 : 1.0)) * 1e6;
     return true;
   }
+  if (const auto* q = std::get_if<ir::QuantizeMxOp>(&op)) {
+    // One Vector instruction makes both outputs: the data op is charged, the scale op rides along.
+    if (q->scale) {
+      in.engine = Engine::vector;
+      in.what = "quantize_mx scale (fused)";
+      return true;
+    }
+    const Shape& sh = tile(q->data).shape;
+    compute(in, t, Engine::vector, vector_cycles(free_size(sh), 1),
+            fmt::format("quantize_mx {} {}", dtype_name(q->format), shape_str(sh)));
+    return true;
+  }
+  if (const auto* m = std::get_if<ir::MatmulMxOp>(&op)) {
+    // As nc_matmul: the moving columns stream once through the array; each row reads a packed
+    // element, 4 values, so a pass contracts 4K values.
+    const ir::TileInfo& st = tile(m->stationary);
+    const std::int64_t kk = partitions(st.shape), mm = free_size(st.shape), nn = free_size(tile(m->moving).shape);
+    compute(in, t, Engine::tensor, matmul_cycles(mm, nn, false),
+            fmt::format("nc_matmul_mx [{},{}]x[{},{}] {}", kk, mm, kk, nn, dtype_name(st.dtype)));
+    in.flops = 2 * 4 * kk * mm * nn;
+    in.ideal_tensor_us = static_cast<double>(in.flops) / t.peak_flops_bf16() * 1e6;
+    return true;
+  }
   if (const auto* sc = std::get_if<ir::ScanOp>(&op)) {
     // Streams both inputs through the Vector engine like tensor_tensor; the carry adds no pass.
     const Shape& sh = tile(sc->result).shape;

@@ -19,6 +19,8 @@ inline const char* op_label(const ir::Op& op) {
   if (std::holds_alternative<ir::TransposeOp>(op)) return "transpose";
   if (std::holds_alternative<ir::ScanOp>(op)) return "tensor_tensor_scan";
   if (std::holds_alternative<ir::ViewOp>(op)) return "view";
+  if (std::holds_alternative<ir::QuantizeMxOp>(op)) return "quantize_mx";
+  if (std::holds_alternative<ir::MatmulMxOp>(op)) return "matmul_mx";
   if (std::holds_alternative<ir::LoopOp>(op)) return "loop";
   return "end";
 }

@@ -43,7 +43,7 @@ TEST_CASE("cli: every command refuses an unknown --dtype with one line naming th
   for (const std::string dtype : {"int8", "fp64", "BF16", "bfloat16"}) {
     check_same_refusal({"run", "profile", "compile", "bench"}, dir, {"--dtype", dtype},
                        "err_unknown_dtype: unknown --dtype \"" + dtype +
-                           "\"; expected one of fp32, bf16, fp16, fp8_e4m3, fp8_e5m2");
+                           "\"; expected one of fp32, bf16, fp16, fp8_e4m3, fp8_e5m2, tf32, fp8_e4m3fn, fp8_e8m0fnu");
   }
 }
 
@@ -59,6 +59,6 @@ TEST_CASE("cli: every command names the same --dtype choices in its help") {
     CAPTURE(command);
     const CliResult r = run_cli({command, "--help"});
     CHECK(r.status == 0);
-    CHECK(r.out.find("--dtype {fp32,bf16,fp16,fp8_e4m3,fp8_e5m2}=fp32") != std::string::npos);
+    CHECK(r.out.find("--dtype {fp32,bf16,fp16,fp8_e4m3,fp8_e5m2,tf32,fp8_e4m3fn,fp8_e8m0fnu}=fp32") != std::string::npos);
   }
 }

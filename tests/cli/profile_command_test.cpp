@@ -70,7 +70,7 @@ TEST_CASE("nki profile - bad input: one line, exit 2, nothing printed, no trace 
           "nki profile: tensor_add: err_input_shape_not_tiled: input shape [256,1000] is not a 2-D multiple of the tile "
           "[128,512]");
   refused({"profile", "tensor_add", "--shape", "256x1024", "--shape", "256x1024", "--dtype", "fp64"},
-          "nki profile: err_unknown_dtype: unknown --dtype \"fp64\"; expected one of fp32, bf16, fp16, fp8_e4m3, fp8_e5m2");
+          "nki profile: err_unknown_dtype: unknown --dtype \"fp64\"; expected one of fp32, bf16, fp16, fp8_e4m3, fp8_e5m2, tf32, fp8_e4m3fn, fp8_e8m0fnu");
 }
 
 TEST_CASE("nki run - --checked reports an unwritten output read, --target picks the chip") {

@@ -326,13 +326,13 @@ TEST_CASE("cli: an unknown --dtype is refused, naming the value and the choices"
   SUBCASE("int8") {
     check_refused(run_add("tensor_add", dir.file("a.npy"), dir.file("b.npy"), out, {"--dtype", "int8"}),
                   "nki run: err_unknown_dtype: unknown --dtype \"int8\"; expected one of fp32, bf16, fp16, fp8_e4m3, "
-                  "fp8_e5m2",
+                  "fp8_e5m2, tf32, fp8_e4m3fn, fp8_e8m0fnu",
                   dir, out);
   }
   SUBCASE("upper case") {
     check_refused(run_add("tensor_add", dir.file("a.npy"), dir.file("b.npy"), out, {"--dtype", "BF16"}),
                   "nki run: err_unknown_dtype: unknown --dtype \"BF16\"; expected one of fp32, bf16, fp16, fp8_e4m3, "
-                  "fp8_e5m2",
+                  "fp8_e5m2, tf32, fp8_e4m3fn, fp8_e8m0fnu",
                   dir, out);
   }
 }

@@ -282,5 +282,5 @@ TEST_CASE("cli: nki --help and nki run --help print usage on stdout and exit 0")
     CHECK(r.err == "");
     CHECK(r.out.find("Usage: nki") != std::string::npos);
   }
-  CHECK(run_cli({"run", "--help"}).out.find("--dtype {fp32,bf16,fp16,fp8_e4m3,fp8_e5m2}=fp32") != std::string::npos);
+  CHECK(run_cli({"run", "--help"}).out.find("--dtype {fp32,bf16,fp16,fp8_e4m3,fp8_e5m2,tf32,fp8_e4m3fn,fp8_e8m0fnu}=fp32") != std::string::npos);
 }

@@ -131,7 +131,7 @@ TEST_CASE("NKI long dtype names parse") {
   CHECK(nki::parse_dtype("bool") == D::boolean);
   CHECK(nki::parse_dtype("int64") == std::nullopt);
   CHECK(nki::parse_dtype("float64") == std::nullopt);
-  CHECK(nki::parse_dtype("tfloat32") == std::nullopt);
+  CHECK(nki::parse_dtype("float8_e4m3fnuz") == std::nullopt);
   CHECK(nki::parse_dtype("") == std::nullopt);
   CHECK(nki::parse_dtype("Int8") == std::nullopt);
 }

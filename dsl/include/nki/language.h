@@ -35,6 +35,12 @@ inline constexpr DType uint8 = DType::uint8;
 inline constexpr DType uint16 = DType::uint16;
 inline constexpr DType uint32 = DType::uint32;
 inline constexpr DType bool_ = DType::boolean;
+inline constexpr DType tfloat32 = DType::tf32;
+inline constexpr DType float8_e4m3fn = DType::fp8_e4m3fn;
+inline constexpr DType float8_e8m0fnu = DType::fp8_e8m0fnu;
+inline constexpr DType float8_e5m2_x4 = DType::fp8_e5m2_x4;
+inline constexpr DType float8_e4m3fn_x4 = DType::fp8_e4m3fn_x4;
+inline constexpr DType float4_e2m1fn_x4 = DType::fp4_e2m1fn_x4;
 
 /** Where an allocation lives. */
 enum class buffer : std::uint8_t { shared_hbm, private_hbm, sbuf, psum };
@@ -899,3 +905,4 @@ void memset(const nl::access& dst, double value, std::source_location loc = std:
 
 }  // namespace nki::isa
 #include "nki/dynamic_control.h"  // IWYU pragma: export
+#include "nki/mx.h"  // IWYU pragma: export

@@ -297,6 +297,11 @@ struct Reads {
   void operator()(const ViewOp& op) { out.push_back(op.data); }
   void operator()(const RegisterOp&) {}
   void operator()(const PrintOp& op) { out.push_back(op.tile); }
+  void operator()(const QuantizeMxOp& op) { out.push_back(op.data); }
+  void operator()(const MatmulMxOp& op) {
+    out.push_back(op.stationary), out.push_back(op.moving), out.push_back(op.stationary_scale),
+        out.push_back(op.moving_scale);
+  }
   void operator()(const LoopOp&) {}
   void operator()(const LoopEndOp&) {}
   void operator()(const std::monostate&) {}

@@ -89,6 +89,14 @@ struct OpPrinter {
                        op.reverse0 ? " reversed" : "", binary_name(op.op1), op.reverse1 ? " reversed" : "", op.data0,
                        op.data1, operand_str(op.initial), tile_type(k, op.result));
   }
+  std::string operator()(const QuantizeMxOp& op) const {
+    return fmt::format("%t{} = quantize_mx{} {} %t{} : {}", op.result, op.scale ? "_scale" : "", dtype_name(op.format),
+                       op.data, tile_type(k, op.result));
+  }
+  std::string operator()(const MatmulMxOp& op) const {
+    return fmt::format("%t{} = matmul_mx %t{}, %t{} scales %t{}, %t{} : {}", op.result, op.stationary, op.moving,
+                       op.stationary_scale, op.moving_scale, tile_type(k, op.result));
+  }
   std::string operator()(const ViewOp& op) const {
     std::vector<std::string> idx;
     for (const IndexExpr& e : op.indices) idx.push_back(to_string(e));

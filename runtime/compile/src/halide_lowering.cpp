@@ -36,6 +36,7 @@
 #include "nki/error.h"
 #include "nki/ir/passes.h"
 #include "nki/ir/walk.h"
+#include "nki/ir/mx_format.h"
 #include "kernel_plan.h"
 #include "storage_type.h"
 
@@ -51,7 +52,9 @@ Halide::Type storage_type(DType t) { return Halide::Type(storage_halide_type(t))
 
 /** Tile values travel as fp32, except 32-bit integers, which need fp64 to stay exact (as double in the interpreter). */
 Halide::Type value_type(DType t) {
-  return (t == DType::int32 || t == DType::uint32) ? Halide::Float(64) : Halide::Float(32);
+  return (t == DType::int32 || t == DType::uint32 || t == DType::fp8_e5m2_x4 || t == DType::fp8_e4m3fn_x4)
+             ? Halide::Float(64)
+             : Halide::Float(32);
 }
 
 Expr u32(std::uint32_t v) { return Halide::cast(Halide::UInt(32), Expr(static_cast<int32_t>(v))); }
@@ -129,15 +132,32 @@ Expr f32(Expr v) { return v.type() == Halide::Float(32) ? v : Halide::cast(Halid
 Expr f64(Expr v) { return v.type() == Halide::Float(64) ? v : Halide::cast(Halide::Float(64), v); }
 Expr f64_const(double v) { return Halide::Internal::make_const(Halide::Float(64), v); }
 
+/** The format argument of nki_fp8_to_f32 / nki_f32_to_fp8 (kernel_abi.h). */
+int fp8_format(DType t) {
+  return t == DType::fp8_e5m2 ? 1 : t == DType::fp8_e4m3fn ? 2 : t == DType::fp8_e8m0fnu ? 3 : 0;
+}
+
+/** fp32 -> tf32 as nki::float_to_tf32_bits: round to nearest even at 10 mantissa bits, NaN payload kept. */
+Expr to_tf32(Expr f) {
+  Expr b = Halide::reinterpret(Halide::UInt(32), f);
+  Expr top = b & u32(0xffffe000u);
+  Expr nan = Halide::select((top & u32(0x7fffff)) == u32(0), top | u32(0x400000), top);
+  Expr rne = (b + u32(0xfff) + ((b >> 13) & u32(1))) & u32(0xffffe000u);
+  return as_f32(Halide::select(Halide::is_nan(f), nan, rne));
+}
+
 /** A stored element of `t` -> its exact value (value_type(t)). */
 Expr load_value(Expr stored, DType t) {
   switch (t) {
-    case DType::fp32: return stored;
+    case DType::fp32:
+    case DType::tf32: return stored;
     case DType::bf16:
     case DType::fp16: return to_f32(stored, t);
     case DType::fp8_e4m3:
     case DType::fp8_e5m2:
-      return call_extern(Halide::Float(32), "nki_fp8_to_f32", {Expr(t == DType::fp8_e5m2 ? 1 : 0), stored});
+    case DType::fp8_e4m3fn:
+    case DType::fp8_e8m0fnu:
+      return call_extern(Halide::Float(32), "nki_fp8_to_f32", {Expr(fp8_format(t)), stored});
     case DType::boolean: return Halide::select(stored != 0, Expr(1.0f), Expr(0.0f));
     default: return Halide::cast(value_type(t), stored);
   }
@@ -147,11 +167,14 @@ Expr load_value(Expr stored, DType t) {
 Expr store_value(Expr v, DType t) {
   switch (t) {
     case DType::fp32: return f32(v);
+    case DType::tf32: return to_tf32(f32(v));
     case DType::bf16:
     case DType::fp16: return from_f32(f32(v), t);
     case DType::fp8_e4m3:
     case DType::fp8_e5m2:
-      return call_extern(Halide::UInt(8), "nki_f32_to_fp8", {Expr(t == DType::fp8_e5m2 ? 1 : 0), f32(v)});
+    case DType::fp8_e4m3fn:
+    case DType::fp8_e8m0fnu:
+      return call_extern(Halide::UInt(8), "nki_f32_to_fp8", {Expr(fp8_format(t)), f32(v)});
     case DType::boolean:
       return Halide::cast(Halide::UInt(8), Halide::select(Halide::is_nan(v) || v != Halide::cast(v.type(), 0), 1, 0));
     default: {
@@ -226,7 +249,8 @@ Expr activation(ir::ActKind k, Expr x) {
 /** Ops whose results are computed into a scratch buffer of their own (not fused into consumers). */
 bool is_materialized_kind(const ir::Op& op) {
   return std::holds_alternative<ir::MatmulOp>(op) || std::holds_alternative<ir::ReduceOp>(op) ||
-         std::holds_alternative<ir::TransposeOp>(op) || std::holds_alternative<ir::ScanOp>(op);
+         std::holds_alternative<ir::TransposeOp>(op) || std::holds_alternative<ir::ScanOp>(op) ||
+         std::holds_alternative<ir::QuantizeMxOp>(op) || std::holds_alternative<ir::MatmulMxOp>(op);
 }
 
 /**
@@ -748,6 +772,10 @@ class KernelBuilder {
       mask = &r->mask;
     } else if (const auto* sc = std::get_if<ir::ScanOp>(&op)) {
       value = scan_value(*sc, v, stages);
+    } else if (const auto* q = std::get_if<ir::QuantizeMxOp>(&op)) {
+      value = quantize_mx_value(*q, v, stages);
+    } else if (const auto* mx = std::get_if<ir::MatmulMxOp>(&op)) {
+      value = matmul_mx_value(*mx, v, stages);
     } else if (const auto* tr = std::get_if<ir::TransposeOp>(&op)) {
       value = low_.tile(tr->data)(low_.call_args({c[1], c[0]}));
     } else {
@@ -826,6 +854,62 @@ class KernelBuilder {
     stages.push_back(stf);
     stages.push_back(mvf);
     contraction = {acc, r};
+    return canonical_nan(acc(n, m, j));
+  }
+
+  /**
+   * quantize_mx: a stage holds each group's largest magnitude (any NaN or infinity makes it
+   * infinite); its scale code and the packed codes come from the C++ the interpreter runs.
+   */
+  Expr quantize_mx_value(const ir::QuantizeMxOp& op, const std::vector<Var>& v, std::vector<Func>& stages) {
+    const Var jf = v[0], row = v[1], j = v[2];
+    Func x = low_.tile(op.data);
+    Func amax("mx_amax");
+    Var gf("gf"), g("g");
+    Halide::RDom r(0, ir::mx::kPacked, 0, ir::mx::kGroupPartitions, "mx_group");
+    Expr a = f32(x(gf * ir::mx::kPacked + r.x, g * ir::mx::kGroupPartitions + r.y, j));
+    const Expr inf = Expr(std::numeric_limits<float>::infinity());
+    amax(gf, g, j) = Halide::maximum(Halide::select(Halide::is_nan(a) || Halide::is_inf(a), inf, Halide::abs(a)));
+    stages.push_back(amax);
+    const Expr fmt_arg = Expr(static_cast<int32_t>(op.format));
+    const ir::TileInfo& ti = ir_->tiles[static_cast<std::size_t>(op.result)];
+    if (op.scale) {
+      Expr code = call_extern(Halide::UInt(8), "nki_mx_scale", {fmt_arg, amax(jf, row, j)});
+      return ti.dtype == DType::uint8 ? Halide::cast(Halide::Float(32), code) : load_value(code, DType::fp8_e8m0fnu);
+    }
+    Expr code = call_extern(Halide::UInt(8), "nki_mx_scale", {fmt_arg, amax(jf, row / ir::mx::kGroupPartitions, j)});
+    std::vector<Expr> args{fmt_arg, code};
+    for (int i = 0; i < ir::mx::kPacked; ++i) args.push_back(f32(x(jf * ir::mx::kPacked + i, row, j)));
+    return Halide::cast(Halide::Float(64), call_extern(Halide::UInt(32), "nki_mx_pack", args));
+  }
+
+  /** nc_matmul_mx: dequantized operands as stages, then k ascending, the 4 values inner, one fma each. */
+  Expr matmul_mx_value(const ir::MatmulMxOp& op, const std::vector<Var>& v, std::vector<Func>& stages) {
+    const std::int64_t K = ir_->tiles[static_cast<std::size_t>(op.stationary)].shape[0];
+    const Var n = v[0], m = v[1], j = v[2];
+    Var i("i"), a("a"), kk("kk");
+    auto dequantized = [&](int data, int scale, const char* name) {
+      const DType dt = ir_->tiles[static_cast<std::size_t>(data)].dtype;
+      const DType sdt = ir_->tiles[static_cast<std::size_t>(scale)].dtype;
+      Expr sv = low_.tile(scale)(a, kk / ir::mx::kGroupPartitions, j);
+      Expr code = sdt == DType::uint8 ? Halide::cast(Halide::UInt(8), sv)
+                                      : call_extern(Halide::UInt(8), "nki_f32_to_fp8", {Expr(fp8_format(sdt)), f32(sv)});
+      Expr word = Halide::cast(Halide::UInt(32), low_.tile(data)(a, kk, j));
+      Func f(name);
+      f(i, a, kk, j) = call_extern(Halide::Float(32), "nki_mx_dequantize",
+                                   {Expr(static_cast<int32_t>(dt)), word, Halide::cast(Halide::Int(32), i), code});
+      stages.push_back(f);
+      return f;
+    };
+    Func stf = dequantized(op.stationary, op.stationary_scale, "mx_stationary");
+    Func mvf = dequantized(op.moving, op.moving_scale, "mx_moving");
+    Func acc("mx_acc");
+    Halide::RDom r(0, ir::mx::kPacked, 0, static_cast<int>(K), "mx_k");
+    acc(n, m, j) = Expr(0.0f);
+    acc(n, m, j) = Halide::Internal::Call::make(Halide::Float(32), "llvm.fma.f32",
+                                                {stf(r.x, m, r.y, j), mvf(r.x, n, r.y, j), acc(n, m, j)},
+                                                Halide::Internal::Call::PureExtern);
+    stages.push_back(acc);
     return canonical_nan(acc(n, m, j));
   }
 

@@ -7,6 +7,7 @@
 
 #include "nki/dtype.h"
 #include "nki/ir/kernel_ir.h"
+#include "nki/ir/mx_format.h"
 
 extern "C" {
 
@@ -20,12 +21,37 @@ double nki_bitwise(int32_t kind, int32_t dtype, double a, double b) {
   return nki::ir::apply_bitwise(static_cast<nki::ir::BinaryKind>(kind), static_cast<nki::DType>(dtype), a, b);
 }
 
-float nki_fp8_to_f32(int32_t e5m2, uint8_t bits) {
-  return e5m2 ? nki::fp8_e5m2_bits_to_float(bits) : nki::fp8_e4m3_bits_to_float(bits);
+float nki_fp8_to_f32(int32_t format, uint8_t bits) {
+  switch (format) {
+    case 1: return nki::fp8_e5m2_bits_to_float(bits);
+    case 2: return nki::fp8_e4m3fn_bits_to_float(bits);
+    case 3: return nki::fp8_e8m0fnu_bits_to_float(bits);
+    default: return nki::fp8_e4m3_bits_to_float(bits);
+  }
 }
 
-uint8_t nki_f32_to_fp8(int32_t e5m2, float f) {
-  return e5m2 ? nki::float_to_fp8_e5m2_bits(f) : nki::float_to_fp8_e4m3_bits(f);
+uint8_t nki_f32_to_fp8(int32_t format, float f) {
+  switch (format) {
+    case 1: return nki::float_to_fp8_e5m2_bits(f);
+    case 2: return nki::float_to_fp8_e4m3fn_bits(f);
+    case 3: return nki::float_to_fp8_e8m0fnu_bits(f);
+    default: return nki::float_to_fp8_e4m3_bits(f);
+  }
+}
+
+uint8_t nki_mx_scale(int32_t packed, float amax) { return nki::ir::mx::scale_code(amax, static_cast<nki::DType>(packed)); }
+
+uint32_t nki_mx_pack(int32_t packed, uint8_t scale, float v0, float v1, float v2, float v3) {
+  const auto t = static_cast<nki::DType>(packed);
+  const int bits = t == nki::DType::fp4_e2m1fn_x4 ? 4 : 8;
+  const float v[] = {v0, v1, v2, v3};
+  uint32_t word = 0;
+  for (int i = 0; i < 4; ++i) word |= nki::ir::mx::quantize_value(v[i], scale, t) << (bits * i);
+  return word;
+}
+
+float nki_mx_dequantize(int32_t packed, uint32_t word, int32_t i, uint8_t scale) {
+  return nki::ir::mx::dequantize(word, i, static_cast<nki::DType>(packed), scale);
 }
 
 }  // extern "C"
@@ -38,7 +64,10 @@ const void* const* kernel_abi_table() {
                                       reinterpret_cast<const void*>(&nki_binary),
                                       reinterpret_cast<const void*>(&nki_bitwise),
                                       reinterpret_cast<const void*>(&nki_fp8_to_f32),
-                                      reinterpret_cast<const void*>(&nki_f32_to_fp8)};
+                                      reinterpret_cast<const void*>(&nki_f32_to_fp8),
+                                      reinterpret_cast<const void*>(&nki_mx_scale),
+                                      reinterpret_cast<const void*>(&nki_mx_pack),
+                                      reinterpret_cast<const void*>(&nki_mx_dequantize)};
   return table;
 }
 

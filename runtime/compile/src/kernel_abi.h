@@ -8,8 +8,13 @@ float nki_activation(int32_t kind, float x);
 float nki_power(float a, float b);
 float nki_binary(int32_t kind, float a, float b);
 double nki_bitwise(int32_t kind, int32_t dtype, double a, double b);
-float nki_fp8_to_f32(int32_t e5m2, uint8_t bits);
-uint8_t nki_f32_to_fp8(int32_t e5m2, float f);
+/// format: 0 fp8_e4m3, 1 fp8_e5m2, 2 fp8_e4m3fn, 3 fp8_e8m0fnu (fp8_format() of the lowering).
+float nki_fp8_to_f32(int32_t format, uint8_t bits);
+uint8_t nki_f32_to_fp8(int32_t format, float f);
+/// MX (ir/mx_format.h); `packed` is the nki::DType of the packed type.
+uint8_t nki_mx_scale(int32_t packed, float amax);
+uint32_t nki_mx_pack(int32_t packed, uint8_t scale, float v0, float v1, float v2, float v3);
+float nki_mx_dequantize(int32_t packed, uint32_t word, int32_t i, uint8_t scale);
 }
 
 namespace nki {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "nki/error.h"
+#include "nki/ir/mx_format.h"
 #include "nki/ir/passes.h"
 #include "nki/ir/walk.h"
 #include "bounds_check.h"
@@ -32,6 +33,8 @@ std::string op_label(const ir::KernelIR& k, const ir::Op& op) {
   if (const auto* r = std::get_if<ir::ReduceOp>(&op)) return fmt::format("nl::{}", ir::reduce_name(r->kind));
   if (std::holds_alternative<ir::MatmulOp>(op)) return "nl::matmul";
   if (std::holds_alternative<ir::TransposeOp>(op)) return "nl::transpose";
+  if (std::holds_alternative<ir::QuantizeMxOp>(op)) return "isa::quantize_mx";
+  if (std::holds_alternative<ir::MatmulMxOp>(op)) return "isa::nc_matmul_mx";
   return "an op";
 }
 
@@ -608,6 +611,51 @@ class ReferenceRunner final : public CoreRunner {
     read_undef_ = kDefined;
     tiles_[static_cast<std::size_t>(op.result)] = std::move(out);
     if (checked_) tile_undef_[static_cast<std::size_t>(op.result)] = any ? std::move(undef) : std::vector<std::int32_t>{};
+  }
+
+  void exec(const ir::QuantizeMxOp& op) {
+    const ir::TileInfo& ti = ir_.tiles[static_cast<std::size_t>(op.result)];
+    const int bits = op.format == DType::fp4_e2m1fn_x4 ? 4 : 8;
+    compute(op.result, {}, [&](const std::vector<std::int64_t>& c) {
+      // The group: partitions 8g..8g+7, values 4j..4j+3 of each.
+      const std::int64_t g = op.scale ? c[0] : c[0] / ir::mx::kGroupPartitions, j = c[1];
+      float amax = 0.0f;
+      for (std::int64_t p = g * ir::mx::kGroupPartitions; p < (g + 1) * ir::mx::kGroupPartitions; ++p) {
+        for (std::int64_t i = 0; i < ir::mx::kPacked; ++i) {
+          const float v = f32(tile_at(op.data, {p, ir::mx::kPacked * j + i}));
+          amax = std::isfinite(v) ? std::max(amax, std::fabs(v)) : std::numeric_limits<float>::infinity();
+        }
+      }
+      const std::uint8_t code = ir::mx::scale_code(amax, op.format);
+      if (op.scale) return ti.dtype == DType::uint8 ? static_cast<double>(code) : fp8_e8m0fnu_bits_to_float(code);
+      std::uint32_t word = 0;
+      for (int i = 0; i < ir::mx::kPacked; ++i)
+        word |= ir::mx::quantize_value(f32(tile_at(op.data, {c[0], ir::mx::kPacked * j + i})), code, op.format)
+                << (bits * i);
+      return static_cast<double>(word);
+    });
+  }
+
+  void exec(const ir::MatmulMxOp& op) {
+    const std::int64_t K = ir_.tiles[static_cast<std::size_t>(op.stationary)].shape[0];
+    const DType sd = ir_.tiles[static_cast<std::size_t>(op.stationary)].dtype;
+    const DType md = ir_.tiles[static_cast<std::size_t>(op.moving)].dtype;
+    const DType ssd = ir_.tiles[static_cast<std::size_t>(op.stationary_scale)].dtype;
+    const DType msd = ir_.tiles[static_cast<std::size_t>(op.moving_scale)].dtype;
+    compute(op.result, {}, [&](const std::vector<std::int64_t>& c) {
+      // PSUM accumulation: one fused multiply-add per product, k ascending, then the 4 values of an element.
+      float acc = 0.0f;
+      for (std::int64_t k = 0; k < K; ++k) {
+        const std::int64_t g = k / ir::mx::kGroupPartitions;
+        const std::uint8_t s1 = ir::mx::scale_code_of(tile_at(op.stationary_scale, {g, c[0]}), ssd);
+        const std::uint8_t s2 = ir::mx::scale_code_of(tile_at(op.moving_scale, {g, c[1]}), msd);
+        const auto w1 = static_cast<std::uint32_t>(tile_at(op.stationary, {k, c[0]}));
+        const auto w2 = static_cast<std::uint32_t>(tile_at(op.moving, {k, c[1]}));
+        for (int i = 0; i < ir::mx::kPacked; ++i)
+          acc = std::fma(ir::mx::dequantize(w1, i, sd, s1), ir::mx::dequantize(w2, i, md, s2), acc);
+      }
+      return static_cast<double>(std::isnan(acc) ? std::numeric_limits<float>::quiet_NaN() : acc);
+    });
   }
 
   void exec(const ir::ViewOp& op) {

@@ -276,6 +276,32 @@ struct ScanOp {
 };
 
 /**
+ * isa.quantize_mx, one of its two outputs, from a [P, F] fp16/bf16 tile `data` (P a multiple
+ * of 32, F of 4) in groups of 8 partitions x 4 consecutive values (ir/mx_format.h). With
+ * `scale`, result [P/8, F/4] holds group (p / 8, j)'s scale (fp8_e8m0fnu value or uint8 code);
+ * otherwise result [P, F/4] of the packed type `format` holds data[p, 4j + i] / scale as code i.
+ */
+struct QuantizeMxOp {
+  int result = -1;
+  int data = -1;
+  DType format = DType::fp8_e4m3fn_x4;
+  bool scale = false;
+  SourceLoc loc;
+};
+
+/**
+ * isa.nc_matmul_mx: result[m, n] = sum over k ascending, then i = 0..3, of
+ * dequantize(stationary[k, m], i) * dequantize(moving[k, n], i), one fp32 fused multiply-add
+ * each; the scales of row k are stationary_scale[k / 8, m] and moving_scale[k / 8, n].
+ */
+struct MatmulMxOp {
+  int result = -1;
+  int stationary = -1, moving = -1;
+  int stationary_scale = -1, moving_scale = -1;
+  SourceLoc loc;
+};
+
+/**
  * result[c] = data[indices(c)]: a window of a tile (tile[p, f] subscripts) or a broadcast
  * (tile.broadcast_to). One affine index per data dimension, over the result's axes.
  */
@@ -332,6 +358,8 @@ struct LoopEndOp {
   X(MatmulOp)         \
   X(TransposeOp)      \
   X(ScanOp)           \
+  X(QuantizeMxOp)     \
+  X(MatmulMxOp)       \
   X(ViewOp)           \
   X(RegisterOp)       \
   X(PrintOp)          \
