@@ -873,3 +873,4 @@ void memset(const nl::access& dst, double value, std::source_location loc = std:
 }  // namespace nki::isa
 
 #include "nki/isa_activate2.h"  // IWYU pragma: export
+#include "nki/isa_index_ops.h"  // IWYU pragma: export
