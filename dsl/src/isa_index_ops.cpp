@@ -184,12 +184,14 @@ nl::tile sequence_bounds(const nl::operand& segment_ids, const nl::op_options& o
   const nl::tile ids(segment_ids.tile_id);
   // begins[i]: a run of equal ids starts at i (int32 ids are compared by their bits, exactly).
   const nl::tensor begins_t = nl::ndarray({1, n}, DType::fp32, nl::sbuf, "", sl);
-  begins_t[nl::ds(0, 1), nl::ds(0, 1)] = 1.0;
+  const nl::mgrid_pair one = nl::mgrid(1, 1, sl);
+  const nl::tile flag = iota(0 * one.x + 0 * one.p + 1, DType::fp32, {}, sl);  // the [1, 1] flag 1
+  begins_t[nl::ds(0, 1), nl::ds(0, 1)] = flag;
   if (n > 1) {
     const nl::tile cur = ids[nl::_, nl::ds(1, n - 1)], prev = ids[nl::_, nl::ds(0, n - 1)];
     const nl::tile differ =
         s.dtype == DType::int32
-            ? gp(t, nl::not_equal(gp(t, nl::bitwise_xor(cur, prev, {.dtype = DType::int32}, sl), false), 0.0, kFp32, sl))
+            ? gp(t, nl::not_equal(gp(t, nl::bitwise_xor(cur, prev, {.dtype = DType::int32}, sl), false), 0.0, kFp32, sl), true)
             : gp(t, nl::not_equal(cur, prev, kFp32, sl), false);
     begins_t[nl::ds(0, 1), nl::ds(1, n - 1)] = differ;
   }
@@ -202,7 +204,7 @@ nl::tile sequence_bounds(const nl::operand& segment_ids, const nl::op_options& o
   const nl::tile start = tensor_tensor_scan(start_key, zeros, 0.0, nl::maximum, nl::add, {.dtype = DType::fp32}, sl);
   // end: the smallest i + 1 at or after the position where a run ends (the last position, or before a begin).
   const nl::tensor ends_t = nl::ndarray({1, n}, DType::fp32, nl::sbuf, "", sl);
-  ends_t[nl::ds(0, 1), nl::ds(n - 1, 1)] = 1.0;
+  ends_t[nl::ds(0, 1), nl::ds(n - 1, 1)] = flag;
   if (n > 1) ends_t[nl::ds(0, 1), nl::ds(0, n - 1)] = begins[nl::_, nl::ds(1, n - 1)];
   const nl::tile ends(nl::operand(ends_t, sl).tile_id);
   const nl::tile end_key = nl::where(ends, gp(t, nl::add(pos, 1.0, kFp32, sl)), static_cast<double>(n), kFp32, sl);
