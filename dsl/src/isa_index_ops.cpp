@@ -221,3 +221,75 @@ nl::tile sequence_bounds(const nl::operand& segment_ids, const nl::op_options& o
 }
 
 }  // namespace nki::isa
+
+namespace nki::isa {
+
+topk_result topk(const nl::operand& src, std::int64_t n, std::int64_t k, std::source_location sl) {
+  Trace& t = Trace::current("topk", sl);
+  const SourceLoc loc = SourceLoc::from(sl);
+  constexpr const char* name = "isa::topk";
+  if (src.is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("{}: src is a scalar; it must be a tile", name));
+  const ir::TileInfo s = info(t, src.tile_id);
+  if (s.shape.size() != 2) {
+    t.fail("err_unsupported_tile_rank", loc, fmt::format("{}: src must be a 2-D tile [P, X], got shape {}", name, shape_str(s.shape)));
+  }
+  if (s.dtype != DType::bf16) {
+    t.fail("err_unsupported_dtype", loc, fmt::format("{}: src is {}; it must be bf16", name, dtype_name(s.dtype)));
+  }
+  if (s.memory != ir::Memory::sbuf) {
+    t.fail("err_unsupported_memory", loc, fmt::format("{}: src is in {}; it must be in SBUF", name, ir::memory_name(s.memory)));
+  }
+  const std::int64_t p = s.shape[0], x = s.shape[1];
+  if (p % 16 != 0) {
+    t.fail("err_num_partition_mismatch", loc,
+           fmt::format("{}: src has {} partitions; it must be a multiple of 16 (one snake per 16 partitions)", name, p));
+  }
+  if (n < 8 || n >= 65536) {
+    t.fail("err_size_of_dimension_exceed_arch_limit", loc, fmt::format("{}: n is {}; it must be at least 8 and below 65536", name, n));
+  }
+  if (k < 1 || k >= 32768 || k > n) {
+    t.fail("err_size_of_dimension_exceed_arch_limit", loc,
+           fmt::format("{}: k is {}; it must be at least 1, below 32768 and at most n ({})", name, k, n));
+  }
+  const std::int64_t cols = (n + 15) / 16;
+  if (x < cols) {
+    t.fail("err_free_dim_mismatch", loc,
+           fmt::format("{}: src has {} columns; a snake of n = {} values needs ceil(n / 16) = {}", name, x, n, cols));
+  }
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const nl::tile srct(src.tile_id);
+  const nl::tensor vals_out = nl::ndarray({p, k}, DType::bf16, nl::sbuf, "", sl);
+  const nl::tensor idx_out = nl::ndarray({p, k}, DType::uint32, nl::sbuf, "", sl);
+  for (std::int64_t g0 = 0; g0 < p; g0 += 16) {
+    const nl::tile xb = gp(t, nl::copy(srct[nl::ds(g0, 16), nl::ds(0, cols)], kFp32, sl), g0 > 0);  // the instruction
+    const nl::mgrid_pair m = nl::mgrid(16, cols, sl);
+    const nl::tile pos = iota(16 * m.x + m.p, DType::fp32, {}, sl);  // the snake position e
+    // avail: 1 where a value of the snake is not taken yet (positions >= n are not in it).
+    nl::tile avail = affine_select(16 * m.x + m.p < nl::index(n), gp(t, nl::multiply(pos, 0.0, kFp32, sl)), -1.0, kFp32, sl);
+    avail = gp(t, nl::add(avail, 1.0, kFp32, sl));
+    const nl::tensor round_vals = nl::ndarray({1, k}, DType::fp32, nl::sbuf, "", sl);
+    const nl::tensor round_idx = nl::ndarray({1, k}, DType::fp32, nl::sbuf, "", sl);
+    for (std::int64_t r = 0; r < k; ++r) {
+      // The largest available value: per partition, then over the group's 16 partitions.
+      const nl::tile lim = gp(t, nl::multiply(gp(t, nl::subtract(avail, 0.5, kFp32, sl)), kInf, kFp32, sl));
+      const nl::tile xm = gp(t, nl::minimum(xb, lim, kFp32, sl));
+      const nl::tile row_max = gp(t, nl::max(xm, 1, {.dtype = DType::fp32, .keepdims = true}, sl));
+      const nl::tile top = gp(t, nl::max(nl::transpose(row_max, kFp32, sl), 1, {.dtype = DType::fp32, .keepdims = true}, sl));
+      // Its first available position: key = e where it is, e + 65536 elsewhere.
+      const nl::tile hit = gp(t, nl::multiply(gp(t, nl::equal(xm, top.broadcast_to({16, cols}, sl), kFp32, sl)), avail, kFp32, sl));
+      const nl::tile key = gp(t, nl::add(pos, gp(t, nl::multiply(gp(t, nl::subtract(1.0, hit, kFp32, sl)), 65536.0, kFp32, sl)), kFp32, sl));
+      const nl::tile row_first = gp(t, nl::min(key, 1, {.dtype = DType::fp32, .keepdims = true}, sl));
+      const nl::tile first = gp(t, nl::min(nl::transpose(row_first, kFp32, sl), 1, {.dtype = DType::fp32, .keepdims = true}, sl));
+      if (r + 1 < k) avail = gp(t, nl::subtract(avail, gp(t, nl::equal(pos, first.broadcast_to({16, cols}, sl), kFp32, sl)), kFp32, sl));
+      // Ascending order: the r-th largest goes to column k - 1 - r.
+      round_vals[nl::ds(0, 1), nl::ds(k - 1 - r, 1)] = top;
+      round_idx[nl::ds(0, 1), nl::ds(k - 1 - r, 1)] = first;
+    }
+    const nl::tile v(nl::operand(round_vals, sl).tile_id), i(nl::operand(round_idx, sl).tile_id);
+    vals_out[nl::ds(g0, 16), nl::_] = gp(t, nl::copy(v.broadcast_to({16, k}, sl), {.dtype = DType::bf16}, sl));
+    idx_out[nl::ds(g0, 16), nl::_] = gp(t, nl::copy(i.broadcast_to({16, k}, sl), {.dtype = DType::uint32}, sl));
+  }
+  return {nl::tile(nl::operand(vals_out, sl).tile_id), nl::tile(nl::operand(idx_out, sl).tile_id)};
+}
+
+}  // namespace nki::isa

@@ -33,3 +33,24 @@ nl::tile sequence_bounds(const nl::operand& segment_ids, const nl::op_options& o
                          std::source_location loc = std::source_location::current());
 
 }  // namespace nki::isa
+
+namespace nki::isa {
+
+/** The two results of isa::topk. */
+struct topk_result {
+  nl::tile values;   ///< [P, k] bf16, ascending
+  nl::tile indices;  ///< [P, k] uint32: the snake positions of the values
+};
+
+/**
+ * isa.topk on the GpSimd engine. Each group of 16 partitions of src (a [P, X] bf16 SBUF tile, P a
+ * multiple of 16) holds one "snake" of n values: value e sits on partition e % 16 of the group,
+ * column e / 16 (so X >= ceil(n / 16)). Every partition of the group receives the k largest of
+ * its group's n values in ascending order, and their positions e. Equal values are taken from
+ * the smallest position first (the one taken first is the larger in the ascending order).
+ * 8 <= n < 65536, 1 <= k <= n, k < 32768.
+ */
+topk_result topk(const nl::operand& src, std::int64_t n, std::int64_t k,
+                 std::source_location loc = std::source_location::current());
+
+}  // namespace nki::isa
