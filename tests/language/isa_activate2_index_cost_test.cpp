@@ -1,6 +1,7 @@
 /**
  * \file isa::activate2 is one Scalar-engine instruction; isa::nonzero_with_count and
- * isa::sequence_bounds start with one GpSimd instruction whose arithmetic is fused.
+ * isa::sequence_bounds start with one GpSimd instruction whose arithmetic is fused; so does
+ * isa::topk (charged by the GpSimd rule of its first op, not yet isa.py's 4n + K).
  */
 #include "lang_support.h"
 #include "nki/isa_activate2.h"
@@ -79,4 +80,17 @@ TEST_CASE("isa::nonzero_with_count and isa::sequence_bounds cost: one GpSimd ins
       CHECK(ins[0].cycles == nki::sim::gpsimd_cycles(n) + 60);
     }
   }
+}
+
+TEST_CASE("isa::topk cost: one GpSimd instruction, the rounds' arithmetic fused") {
+  const nki::Kernel k = nki::jit("cost_topk", [](nl::tensor a) {
+    auto v = nl::ndarray({a.shape()[0], 4}, DType::bf16, nl::shared_hbm, "v");
+    nl::store(v.all(), isa::topk(nl::load(a.all()), 40, 4).values);
+    return v;
+  });
+  const auto ir = k.trace({{32, 3}}, {DType::bf16}, nki::GridSpec{})->ir;
+  const auto ins = arithmetic(*ir);
+  REQUIRE(ins.size() == 1);
+  CHECK(ins[0].engine == nki::sim::Engine::gpsimd);
+  CHECK(ins[0].cycles == nki::sim::gpsimd_cycles(3) + 60);
 }
