@@ -1,5 +1,6 @@
 /**
- * \file isa::nonzero_with_count and isa::sequence_bounds traced as the IR ops they are made of.
+ * \file isa::nonzero_with_count, isa::sequence_bounds and isa::topk traced as the IR ops they
+ * are made of.
  *
  * Both find, for each output slot, the position that satisfies a condition: the slots go on
  * partitions (128 at a time), the positions along the free axis, and a row minimum over keys
@@ -45,9 +46,8 @@ nl::tile positions(std::int64_t p, std::int64_t f, const std::source_location& s
 }
 
 /**
- * For a [1, n] row of fp32 keys: out[i] = min over positions j of keys[j] where j >= i (when
- * from_i) or over all j of keys[j] masked by `slot_of` (otherwise, see callers), as a [1, n] row.
- * `pick(J, c)` builds the [J, n] tile whose row minimum is slot c + r's value.
+ * A [1, slots] row whose element s is the row minimum of row s - c of `pick(J, c)`, a [J, n]
+ * fp32 tile built for the slots c ... c + J - 1 (J <= 128: slots on partitions), transposed back.
  */
 template <class Pick>
 nl::tile slot_minimum(Trace& t, std::int64_t slots, Pick pick, const std::source_location& sl) {

@@ -1,6 +1,6 @@
 /**
- * \file GpSimd instructions that turn values into positions: isa.nonzero_with_count and
- * isa.sequence_bounds (dsl/src/isa_index_ops.cpp). Included by nki/language.h.
+ * \file GpSimd instructions that turn values into positions: isa.nonzero_with_count,
+ * isa.sequence_bounds and isa.topk (dsl/src/isa_index_ops.cpp). Included by nki/language.h.
  */
 #pragma once
 
