@@ -2,11 +2,12 @@
  * \file isa::nonzero_with_count, isa::sequence_bounds and isa::topk traced as the IR ops they
  * are made of.
  *
- * Both find, for each output slot, the position that satisfies a condition: the slots go on
+ * The first two find, for each output slot, the position that satisfies a condition: the slots go on
  * partitions (128 at a time), the positions along the free axis, and a row minimum over keys
  * (the position where the condition holds, a larger value elsewhere) picks it; a transpose
- * brings the slots back to one row. Counts and positions are fp32, exact below 2^24. The first
- * GpSimd op stands for the instruction; the element-wise ops around it are marked fused.
+ * brings the slots back to one row. topk takes k rounds of a maximum over a 16-partition group
+ * and its first position. Counts and positions are fp32, exact below 2^24. The first GpSimd op
+ * stands for the instruction; the element-wise ops around it are marked fused.
  */
 #include <fmt/format.h>
 
