@@ -906,3 +906,6 @@ void memset(const nl::access& dst, double value, std::source_location loc = std:
 }  // namespace nki::isa
 #include "nki/dynamic_control.h"  // IWYU pragma: export
 #include "nki/mx.h"  // IWYU pragma: export
+
+#include "nki/isa_activate2.h"  // IWYU pragma: export
+#include "nki/isa_index_ops.h"  // IWYU pragma: export
