@@ -61,9 +61,14 @@ nl::tile step(Trace& t, const nl::binary_fn& op, const nl::operand& x, const nl:
 }  // namespace
 
 nl::tile activate2(const nl::unary_fn& op, const nl::operand& data, const nl::operand& imm0, const nl::operand& imm1,
-                   const std::optional<nl::binary_fn>& op0, const std::optional<nl::binary_fn>& op1,
+                   const std::optional<nl::binary_fn>& op0_arg, const std::optional<nl::binary_fn>& op1_arg,
                    const activate2_options& o, std::source_location sl) {
   Trace& t = Trace::current("activate2", sl);
+  // nl::bypass and std::nullopt both switch a stage off.
+  const auto stage = [](const std::optional<nl::binary_fn>& f) {
+    return f && f->kind == ir::BinaryKind::bypass ? std::nullopt : f;
+  };
+  const std::optional<nl::binary_fn> op0 = stage(op0_arg), op1 = stage(op1_arg);
   const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* name = "isa::activate2";
   if (data.is_scalar()) t.fail("err_scalar_only_operation", loc, "isa::activate2 needs a tile operand, got a scalar");

@@ -25,8 +25,10 @@ struct Combo {
   bool reverse0 = false, reverse1 = false;
 };
 
-/** Host: (x op0 imm0) op1 imm1 with the reversals, bypass skipped. */
-float stage1(const Combo& c, float x, float i0, float i1) {
+/** Host: (x op0 imm0) op1 imm1 with the reversals, bypass (nl::bypass or nullopt) skipped. */
+float stage1(Combo c, float x, float i0, float i1) {
+  if (c.op0 && c.op0->kind == K::bypass) c.op0.reset();
+  if (c.op1 && c.op1->kind == K::bypass) c.op1.reset();
   if (c.op0) x = c.reverse0 ? alu(c.op0->kind, i0, x) : alu(c.op0->kind, x, i0);
   if (c.op1) x = c.reverse1 ? alu(c.op1->kind, i1, x) : alu(c.op1->kind, x, i1);
   return x;
@@ -60,9 +62,9 @@ const std::vector<Combo>& combos() {
   static const std::vector<Combo> all = {
       {nl::multiply, nl::add},           {nl::multiply, nl::add, true, true},
       {nl::multiply, nl::subtract},      {nl::multiply, nl::subtract, false, true},
-      {nl::multiply, std::nullopt},      {nl::add, std::nullopt},
+      {nl::multiply, nl::bypass},        {nl::add, std::nullopt},
       {nl::subtract, std::nullopt},      {nl::subtract, std::nullopt, true, false},
-      {std::nullopt, std::nullopt},
+      {std::nullopt, std::nullopt},      {nl::bypass, nl::bypass},
   };
   return all;
 }

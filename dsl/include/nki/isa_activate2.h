@@ -26,8 +26,8 @@ struct activate2_options {
 
 /**
  * op((data op0 imm0) op1 imm1) on the Scalar engine, fp32 throughout, the result rounded to
- * o.dtype. imm0 and imm1 are scalars or [P, 1] tiles. op0 / op1 of std::nullopt is NKI's
- * nl.bypass (the stage passes its input on); the pairs are (multiply, add), (multiply, subtract),
+ * o.dtype. imm0 and imm1 are scalars or [P, 1] tiles. op0 / op1 of nl::bypass (or std::nullopt)
+ * switches the stage off (it passes its input on); the pairs are (multiply, add), (multiply, subtract),
  * (multiply, bypass), (add, bypass), (subtract, bypass) and (bypass, bypass). With reduce_op,
  * reduce_res and reduce_cmd = reset_reduce, the fp32 activated values of each partition are also
  * reduced into reduce_res.
