@@ -19,6 +19,7 @@ inline const char* op_label(const ir::Op& op) {
   if (std::holds_alternative<ir::TransposeOp>(op)) return "transpose";
   if (std::holds_alternative<ir::ScanOp>(op)) return "tensor_tensor_scan";
   if (std::holds_alternative<ir::ViewOp>(op)) return "view";
+  if (const auto* g = std::get_if<ir::GatherOp>(&op)) return g->indices >= 0 ? "gather" : "shuffle";
   if (std::holds_alternative<ir::LoopOp>(op)) return "loop";
   return "end";
 }

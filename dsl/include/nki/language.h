@@ -871,3 +871,5 @@ nl::tile rand_get_state(const Shape& shape, isa::engine engine = isa::engine::gp
 void memset(const nl::access& dst, double value, std::source_location loc = std::source_location::current());
 
 }  // namespace nki::isa
+
+#include "nki/dma.h"  // IWYU pragma: export (DMA instructions and gathers)

@@ -1,6 +1,8 @@
 /** \file Names and fp32 semantics of the IR's enumerations; what each op reads and defines. */
 #include "nki/ir/kernel_ir.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -280,11 +282,32 @@ struct Reads {
   void operator()(const TransposeOp& op) { out.push_back(op.data); }
   void operator()(const ScanOp& op) { out.push_back(op.data0), out.push_back(op.data1), add_tile(out, op.initial); }
   void operator()(const ViewOp& op) { out.push_back(op.data); }
+  void operator()(const GatherOp& op) {
+    out.push_back(op.data);
+    if (op.indices >= 0) out.push_back(op.indices);
+    add_tile(out, op.fallback);
+  }
   void operator()(const LoopOp&) {}
   void operator()(const LoopEndOp&) {}
   void operator()(const std::monostate&) {}
 };
 }  // namespace
+
+const char* dge_mode_name(DgeMode m) {
+  switch (m) {
+    case DgeMode::unknown: return "unknown";
+    case DgeMode::swdge: return "swdge";
+    case DgeMode::hwdge: return "hwdge";
+    case DgeMode::none: return "none";
+  }
+  return "?";
+}
+
+std::string gather_out_of_bound_message(const GatherOp& op, std::int64_t index, std::int64_t limit) {
+  return fmt::format("{}: index {} is outside [0, {}), the elements of a partition of the data (oob_mode.error; "
+                     "oob_mode.skip leaves such elements unchanged)",
+                     op.label, index, limit);
+}
 
 std::vector<int> tiles_read(const Op& op) {
   Reads r;

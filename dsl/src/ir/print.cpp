@@ -92,6 +92,11 @@ struct OpPrinter {
     for (const IndexExpr& e : op.indices) idx.push_back(to_string(e));
     return fmt::format("%t{} = view %t{}[{}] : {}", op.result, op.data, fmt::join(idx, ", "), tile_type(k, op.result));
   }
+  std::string operator()(const GatherOp& op) const {
+    const std::string src = op.indices >= 0 ? fmt::format("%t{}", op.indices) : fmt::format("table({})", fmt::join(op.table, ","));
+    return fmt::format("%t{} = gather %t{}[{}] else {}{}{} : {}", op.result, op.data, src, operand_str(op.fallback),
+                       op.oob_error ? " oob_error" : "", engine_str(op.engine), tile_type(k, op.result));
+  }
   std::string operator()(const LoopOp& op) const {
     const LoopInfo& l = k.loops.at(op.loop);
     return fmt::format("for l{} in {}({}) {{", op.loop, loop_kind_name(l.kind), l.trip);

@@ -256,6 +256,7 @@ struct Validator {
   void operator()(const TransposeOp& op) const { check_tile(op.result, "nl::transpose", op.loc); }
   void operator()(const ScanOp& op) const { check_tile(op.result, "isa::tensor_tensor_scan", op.loc); }
   void operator()(const ViewOp& op) const { check_tile(op.result, "a tile subscript", op.loc); }
+  void operator()(const GatherOp& op) const { check_tile(op.result, op.label, op.loc); }
   void operator()(const LoopOp&) const {}
   void operator()(const LoopEndOp&) const {}
   void operator()(const std::monostate&) const {}

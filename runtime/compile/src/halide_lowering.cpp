@@ -427,6 +427,33 @@ class Lowerer {
     for (const ir::IndexExpr& e : o.indices) at.push_back(index(e, c));
     return tile(o.data)(call_args(at));
   }
+  /**
+   * ir::GatherOp: the index comes from the indices tile; nki_gather_index checks it (recording
+   * an out-of-bound index under oob_mode.error for the executor to raise) and gives -1 outside.
+   */
+  Expr value_of(const ir::GatherOp& o, const std::vector<Expr>& c) {
+    const Shape& ds = k_.tiles[static_cast<std::size_t>(o.data)].shape;
+    Expr fallback = o.fallback.is_scalar() ? f64_const(o.fallback.scalar) : f64(operand(o.fallback, c));
+    if (o.indices < 0) {  // a table of source partitions, fixed at trace time
+      Expr src = Expr(-1);
+      for (std::size_t p = 0; p < o.table.size(); ++p) src = Halide::select(c[0] == static_cast<int>(p), static_cast<int>(o.table[p]), src);
+      std::vector<Expr> at = c;
+      at[0] = Halide::max(src, 0);
+      return Halide::select(src >= 0, f64(tile(o.data)(call_args(at))), fallback);
+    }
+    const std::int64_t per = shape_elements(ds) / ds[0];
+    Expr g = call_extern(Halide::Int(32), "nki_gather_index",
+                         {f64(operand({o.indices, 0, true}, c)), Expr(static_cast<int32_t>(per)), Expr(static_cast<int32_t>(o.result)),
+                          Expr(static_cast<int32_t>(o.oob_error ? 1 : 0))});
+    Expr safe = Halide::clamp(g, 0, static_cast<int>(per) - 1);
+    std::vector<Expr> at(ds.size());
+    at[0] = c[0];
+    for (std::size_t d = ds.size(); d-- > 1;) {
+      at[d] = safe % static_cast<int>(ds[d]);
+      safe = safe / static_cast<int>(ds[d]);
+    }
+    return Halide::select(g >= 0, f64(tile(o.data)(call_args(at))), fallback);
+  }
   template <class O>
   Expr value_of(const O&, const std::vector<Expr>&) {
     return Expr();

@@ -28,9 +28,21 @@ uint8_t nki_f32_to_fp8(int32_t e5m2, float f) {
   return e5m2 ? nki::float_to_fp8_e5m2_bits(f) : nki::float_to_fp8_e4m3_bits(f);
 }
 
+int32_t nki_gather_index(double index, int32_t limit, int32_t tile, int32_t oob_error) {
+  if (index >= 0 && index < limit) return static_cast<int32_t>(index);
+  nki::GatherFault& f = nki::gather_fault();
+  if (oob_error && f.tile < 0) f = {tile, static_cast<int64_t>(index), limit};
+  return -1;
+}
+
 }  // extern "C"
 
 namespace nki {
+
+GatherFault& gather_fault() {
+  thread_local GatherFault f;
+  return f;
+}
 
 const void* const* kernel_abi_table() {
   static const void* const table[] = {reinterpret_cast<const void*>(&nki_activation),
@@ -38,7 +50,8 @@ const void* const* kernel_abi_table() {
                                       reinterpret_cast<const void*>(&nki_binary),
                                       reinterpret_cast<const void*>(&nki_bitwise),
                                       reinterpret_cast<const void*>(&nki_fp8_to_f32),
-                                      reinterpret_cast<const void*>(&nki_f32_to_fp8)};
+                                      reinterpret_cast<const void*>(&nki_f32_to_fp8),
+                                      reinterpret_cast<const void*>(&nki_gather_index)};
   return table;
 }
 

@@ -571,6 +571,37 @@ class ReferenceRunner final : public CoreRunner {
     });
   }
 
+  /** ir::GatherOp: the source element from the indices tile (or the table); out of range is the fallback or the error. */
+  void exec(const ir::GatherOp& op) {
+    const Shape& ds = ir_.tiles[static_cast<std::size_t>(op.data)].shape;
+    const std::int64_t per_partition = shape_elements(ds) / ds[0];
+    const ir::Operand fallback = op.fallback;
+    compute(op.result, {}, [&](const std::vector<std::int64_t>& c) {
+      std::int64_t source = 0;
+      if (op.indices >= 0) {
+        const double g = value({op.indices, 0, true}, c);
+        if (g >= 0 && g < static_cast<double>(per_partition)) {
+          std::vector<std::int64_t> at = coord_of_flat(ds, c[0] * per_partition + static_cast<std::int64_t>(g));
+          return tile_at(op.data, at);
+        }
+        source = static_cast<std::int64_t>(g);
+        if (op.oob_error) throw_gather_out_of_bound(op, source, per_partition);
+      } else {
+        source = op.table[static_cast<std::size_t>(c[0])];
+        if (source >= 0) {
+          std::vector<std::int64_t> at = c;
+          at[0] = source;
+          return tile_at(op.data, at);
+        }
+      }
+      return value(fallback, c);
+    });
+  }
+  void throw_gather_out_of_bound(const ir::GatherOp& op, std::int64_t index, std::int64_t limit) const {
+    throw UserError("err_tensor_access_out_of_bound", ir_.name, op.loc,
+                    ir::gather_out_of_bound_message(op, index, limit));
+  }
+
   void exec(const ir::LoopOp&) {}
   void exec(const ir::LoopEndOp&) {}
   void exec(const std::monostate&) {}
