@@ -131,6 +131,78 @@ void dma_copy(const nl::access& dst, const nl::tile& src, const dma_options& o, 
   dma_copy_tile(t, dst, src.id(), d, "isa::dma_copy", loc, sl);
 }
 
+void dma_copy(const nl::access& dst, const indirect_access& src, const dma_options& o, std::source_location sl) {
+  Trace& t = Trace::current("isa.dma_copy", sl);
+  const SourceLoc loc = here(sl);
+  constexpr const char* op = "isa::dma_copy";
+  ir::DmaInfo d = dma_info(t, o, op, loc);
+  // Dynamic rows need descriptors written as the kernel runs: software DGE (NKI's only mode for vector_offset).
+  if (d.dge == ir::DgeMode::unknown) d.dge = ir::DgeMode::swdge;
+  if (d.dge != ir::DgeMode::swdge) {
+    t.fail("err_unsupported_dge_mode", loc,
+           fmt::format("{}: an indirect source needs dge_mode swdge (or unknown); got {}", op, ir::dge_mode_name(d.dge)));
+  }
+  const ir::TensorDecl& sd = decl_of(t, src.window.tensor());
+  if (!ir::is_hbm(sd.memory)) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("{}: the indirectly indexed tensor {} is in {}; it must be in HBM", op, sd.name, memory_label(sd.memory)));
+  }
+  if (src.dim != 0) {
+    t.fail("err_unsupported_indirect_dim", loc,
+           fmt::format("{}: indirect_dim {}; a vector offset indexes dimension 0, one row per partition", op, src.dim));
+  }
+  const ir::TileInfo ii = info(t, src.index.id());
+  if (!is_integer(ii.dtype) || ii.dtype == DType::boolean) {
+    t.fail("err_unsupported_dtype", loc, fmt::format("{}: the index tile is {}; it must hold integers", op, dtype_name(ii.dtype)));
+  }
+  if (ii.memory != ir::Memory::sbuf) {
+    t.fail("err_unsupported_memory", loc, fmt::format("{}: the index tile is in {}; it must be in SBUF", op, memory_label(ii.memory)));
+  }
+  check_dma_memory(t, decl_of(t, dst.tensor()), op, "the destination", loc);
+  const int loaded = read_source(t, src.window, sl);
+  auto* l = std::get_if<ir::LoadOp>(&t.ir().body.back());
+  if (l == nullptr || l->result != loaded) throw InternalError("indirect dma_copy: the source read is not one load");
+  const Shape shape = l->src.shape;
+  if (ii.shape.size() != 2 || ii.shape[1] != 1 || ii.shape[0] != shape[0]) {
+    t.fail("err_invalid_shape", loc,
+           fmt::format("{}: the index tile is {}; a vector offset is one row index per partition, [{}, 1]", op,
+                       shape_str(ii.shape), shape[0]));
+  }
+  // The window's own index on the row dimension keeps its start (program ids, loops,
+  // constants); its walk along the tile's axes is replaced by the index tile's value.
+  ir::IndexExpr& row = l->src.indices[0];
+  std::erase_if(row.terms, [](const ir::Term& term) { return term.sym.kind == ir::Sym::Kind::axis; });
+  row.shape.clear();
+  const std::int64_t start = row.constant;
+  l->index_tile = src.index.id();
+  l->index_dim = 0;
+  l->oob_error = o.oob_mode == isa::oob_mode::error;
+  l->dma.transpose = false;
+  int value = loaded;
+  if (o.oob_mode == isa::oob_mode::skip) {
+    // A skipped row leaves dst's partition as it was: select the old contents there. All part
+    // of the one DMA (fused). The row test is exact for indices below 2^24 and monotone past it.
+    const std::int64_t rows = sd.shape[0];
+    auto fuse = [&] {
+      std::visit([](auto& x) {
+        if constexpr (requires { x.fused; }) x.fused = true;
+      }, t.ir().body.back());
+    };
+    nl::tile lo = nl::greater_equal(src.index, static_cast<double>(-start), {.dtype = DType::uint8}, sl);
+    fuse();
+    nl::tile hi = nl::less(src.index, static_cast<double>(rows - start), {.dtype = DType::uint8}, sl);
+    fuse();
+    nl::tile ok = nl::logical_and(lo, hi, {.dtype = DType::uint8}, sl);
+    fuse();
+    const ir::TensorDecl& dd = decl_of(t, dst.tensor());
+    const int old = ir::is_hbm(dd.memory) ? read_source(t, dst, sl) : nl::operand(dst, sl).tile_id;
+    nl::tile kept = nl::where(ok, nl::tile(loaded), nl::tile(old), {.dtype = info(t, loaded).dtype}, sl);
+    fuse();
+    value = kept.id();
+  }
+  dma_copy_tile(t, dst, value, d, op, loc, sl);
+}
+
 namespace {
 
 /** Renames the axis symbols of `e`: axis k of the source tile is axis `to[k]` of the permuted one. */

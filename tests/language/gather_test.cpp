@@ -43,7 +43,7 @@ TEST_CASE("isa::nc_n_gather and nl::gather_flattened - random indices over 3-D d
   }
 }
 
-TEST_CASE("isa::nc_n_gather - an index past the partition's elements is err_tensor_access_out_of_bound in both executors") {
+TEST_CASE("isa::nc_n_gather - an index past the partition's elements is err_tensor_access_out_of_bound in both executors and checked mode") {
   int line = 0;
   const nki::Kernel k = nki::jit("gather_oob", [&](nl::tensor d, nl::tensor i) {
     auto o = nl::ndarray(i.shape(), d.dtype(), nl::shared_hbm, "o");
@@ -55,8 +55,10 @@ TEST_CASE("isa::nc_n_gather - an index past the partition's elements is err_tens
   idx[13] = 32;
   const std::vector<nki::Tensor> args = {lt::make({8, 32}, DType::fp32, test::random_floats(8 * 32, 8)),
                                          lt::make({8, 4}, DType::uint32, idx)};
-  for (nki::Executor ex : lt::executors) {
-    const std::string e = test::user_error_of([&] { (void)lt::run_on(k, lt::no_grid(), ex, args); });
+  for (int mode = 0; mode < 3; ++mode) {  // compiled, reference, checked
+    CAPTURE(mode);
+    const nki::LaunchOptions opts{mode == 0 ? nki::Executor::halide : nki::Executor::reference, nullptr, mode == 2};
+    const std::string e = test::user_error_of([&] { (void)k.launch(lt::no_grid()).with(opts).run(args); });
     CHECK(e == fmt::format("gather_oob (tests/language/gather_test.cpp:{}): err_tensor_access_out_of_bound: "
                            "isa::nc_n_gather: index 32 is outside [0, 32), the elements of a partition of the data "
                            "(oob_mode.error; oob_mode.skip leaves such elements unchanged)",

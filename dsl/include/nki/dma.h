@@ -1,7 +1,7 @@
 /**
  * \file DMA instructions and data-dependent moves: isa::dma_copy, dma_transpose, dma_compute,
  * nl::load_transpose2d, nl::gather_flattened, isa::nc_n_gather, isa::nc_stream_shuffle, and the
- * enums NKI configures DMAs with (dge_mode, oob_mode, dma_engine). Included by nki/language.h.
+ * enums NKI configures them with (dge_mode, oob_mode). Included by nki/language.h.
  */
 #pragma once
 
@@ -16,8 +16,6 @@ namespace nki::isa {
 enum class dge_mode : std::uint8_t { unknown, swdge, hwdge, none };
 /** nisa.oob_mode: what an out-of-bounds data-dependent index does: a run-time error, or skip the element. */
 enum class oob_mode : std::uint8_t { error, skip };
-/** nisa.dma_engine: the shared DMA rings (default) or GpSimd's own DMA engine (isa.sendrecv's choice). */
-enum class dma_engine : std::uint8_t { dma = 1, gpsimd_dma = 2 };
 
 /** Keyword arguments of isa::dma_copy / dma_transpose (NKI's names). */
 struct dma_options {
@@ -34,6 +32,27 @@ struct dma_options {
 void dma_copy(const nl::access& dst, const nl::access& src, const dma_options& o = {},
               std::source_location loc = std::source_location::current());
 void dma_copy(const nl::access& dst, const nl::tile& src, const dma_options& o = {},
+              std::source_location loc = std::source_location::current());
+
+/**
+ * NKI's data.ap(pattern, vector_offset=index, indirect_dim=0): the window of an HBM tensor
+ * whose row on dimension 0 is, for each partition p, the window's start there plus index[p, 0]
+ * (an integer [P, 1] SBUF tile read when the DMA runs). A gather: dma_copy(dst, indirect(...)).
+ */
+struct indirect_access {
+  nl::access window;
+  nl::tile index;
+  int dim = 0;
+};
+inline indirect_access indirect(const nl::access& window, const nl::tile& index, int indirect_dim = 0) {
+  return {window, index, indirect_dim};
+}
+/**
+ * dst = the rows src's index tile names (software DGE: GpSimd writes the descriptors). A row
+ * outside the tensor is err_tensor_access_out_of_bound when the kernel runs (oob_mode::error),
+ * or leaves dst's partition as it was (oob_mode::skip).
+ */
+void dma_copy(const nl::access& dst, const indirect_access& src, const dma_options& o = {},
               std::source_location loc = std::source_location::current());
 
 /**

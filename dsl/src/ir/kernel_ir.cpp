@@ -270,7 +270,9 @@ void add_tile(std::vector<int>& out, const Operand& o) {
 }
 struct Reads {
   std::vector<int> out;
-  void operator()(const LoadOp&) {}
+  void operator()(const LoadOp& op) {
+    if (op.index_tile >= 0) out.push_back(op.index_tile);
+  }
   void operator()(const StoreOp& op) { out.push_back(op.value); }
   void operator()(const AllocOp&) {}
   void operator()(const ActivationOp& op) { add_tile(out, op.data), add_tile(out, op.scale), add_tile(out, op.bias); }
@@ -307,6 +309,12 @@ std::string gather_out_of_bound_message(const GatherOp& op, std::int64_t index, 
   return fmt::format("{}: index {} is outside [0, {}), the elements of a partition of the data (oob_mode.error; "
                      "oob_mode.skip leaves such elements unchanged)",
                      op.label, index, limit);
+}
+
+std::string indirect_out_of_bound_message(const std::string& name, int dim, std::int64_t index, std::int64_t limit) {
+  return fmt::format("an indirect access of tensor {} takes index {} on dimension {}, outside [0, {}) (oob_mode.error; "
+                     "oob_mode.skip skips such rows)",
+                     name, index, dim, limit);
 }
 
 std::vector<int> tiles_read(const Op& op) {

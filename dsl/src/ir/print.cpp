@@ -43,7 +43,9 @@ std::string engine_str(Engine e, bool fused = false) {
 struct OpPrinter {
   const KernelIR& k;
   std::string operator()(const LoadOp& op) const {
-    return fmt::format("%t{} = load {}{} : {}", op.result, access_str(k, op.src), mask_str(op.mask),
+    const std::string indirect =
+        op.index_tile < 0 ? "" : fmt::format(" indirect(dim {} += %t{}{})", op.index_dim, op.index_tile, op.oob_error ? " oob_error" : "");
+    return fmt::format("%t{} = load {}{}{} : {}", op.result, access_str(k, op.src), indirect, mask_str(op.mask),
                        tile_type(k, op.result));
   }
   std::string operator()(const StoreOp& op) const {

@@ -155,6 +155,11 @@ class CompiledRunner final : public CoreRunner {
       const auto* g = std::get_if<ir::GatherOp>(&op);
       if (g && g->result == f.tile)
         throw UserError("err_tensor_access_out_of_bound", ir_.name, g->loc, ir::gather_out_of_bound_message(*g, f.index, f.limit));
+      const auto* l = std::get_if<ir::LoadOp>(&op);
+      if (l && l->index_tile >= 0 && l->result == f.tile)
+        throw UserError("err_tensor_access_out_of_bound", ir_.name, l->loc,
+                        ir::indirect_out_of_bound_message(ir_.tensors[static_cast<std::size_t>(l->src.tensor)].name,
+                                                          l->index_dim, f.index, f.limit));
     }
     throw InternalError(fmt::format("{}: a gather of unknown tile {} was out of bound", ir_.name, f.tile));
   }

@@ -375,12 +375,42 @@ class ReferenceRunner final : public CoreRunner {
   static float f32(double v) { return static_cast<float>(v); }
 
   void exec(const ir::LoadOp& op) {
+    if (op.index_tile >= 0) {
+      exec_indirect(op);
+      return;
+    }
     if (checked_) checked_load(op);
     const DType src = ir_.tensors[static_cast<std::size_t>(op.src.tensor)].dtype;
     const bool on_chip = checked_ && ir::is_per_instance(ir_.tensors[static_cast<std::size_t>(op.src.tensor)].memory);
     compute(op.result, op.mask, [&](const auto& c) {
       if (on_chip) note_mem_read(op.src.tensor, coord_of(op.src, c).second);
       return load_element(element(op.src, c), src);
+    });
+  }
+
+  /** An indirect load: the row on index_dim comes from the index tile of the partition. */
+  void exec_indirect(const ir::LoadOp& op) {
+    const ir::TensorDecl& decl = ir_.tensors[static_cast<std::size_t>(op.src.tensor)];
+    const TensorBinding& t = tensors_[static_cast<std::size_t>(op.src.tensor)];
+    const auto dim = static_cast<std::size_t>(op.index_dim);
+    compute(op.result, op.mask, [&](const std::vector<std::int64_t>& c) {
+      const double row = value({op.index_tile, 0, true}, {c[0], 0});
+      std::int64_t offset = 0;
+      for (std::size_t d = 0; d < op.src.indices.size(); ++d) {
+        std::int64_t v = eval(op.src.indices[d], c);
+        if (d == dim) {
+          if (!(row >= 0 && row < static_cast<double>(t.shape[d] - v))) {
+            if (op.oob_error)
+              throw UserError("err_tensor_access_out_of_bound", ir_.name, op.loc,
+                              ir::indirect_out_of_bound_message(decl.name, op.index_dim, v + static_cast<std::int64_t>(row), t.shape[d]));
+            return 0.0;
+          }
+          v += static_cast<std::int64_t>(row);
+        }
+        if (v < 0 || v >= t.shape[d]) throw_out_of_bound(ir_, op.src, pid_, loop_, c, v, d);
+        offset += v * t.strides[d];
+      }
+      return load_element(t.data + offset * dtype_bytes(t.dtype), decl.dtype);
     });
   }
 

@@ -173,6 +173,13 @@ struct LoadOp {
   Predicate mask;
   SourceLoc loc;
   DmaInfo dma;
+  /// Indirect (NKI's vector_offset): the tensor index on `index_dim` is the access's index there
+  /// plus index_tile[p, 0], a per-partition integer from data. Outside the tensor it is
+  /// err_tensor_access_out_of_bound at run time when `oob_error`, else the element reads 0
+  /// (the instruction skips it).
+  int index_tile = -1;
+  int index_dim = 0;
+  bool oob_error = true;
 };
 
 /**
@@ -321,6 +328,8 @@ struct GatherOp {
 
 /** The detail of err_tensor_access_out_of_bound for a gather index `index` outside [0, limit) (both executors). */
 std::string gather_out_of_bound_message(const GatherOp& op, std::int64_t index, std::int64_t limit);
+/** The same for an indirect load's row `index` outside [0, limit) of dimension `dim` of tensor `name`. */
+std::string indirect_out_of_bound_message(const std::string& name, int dim, std::int64_t index, std::int64_t limit);
 
 /** Starts loop `loop`; the body runs up to the matching LoopEndOp at index `end` of the body. */
 struct LoopOp {
