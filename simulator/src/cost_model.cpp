@@ -92,6 +92,31 @@ void dma(Instruction& in, const ir::KernelIR& k, const TargetSpec& t, const ir::
                         strided ? " strided" : "");
 }
 
+/**
+ * Descriptor generation of an explicit DMA (isa.dma_copy's dge_mode): software DGE has GpSimd
+ * write one descriptor per partition row before the transfer; hardware DGE is started by a
+ * sequencer (Scalar, or Sync which has no queue here) in a fixed bubble; none (and unknown,
+ * which the compiler resolves to static descriptors for affine addresses) costs nothing on chip.
+ */
+void dma_issue(Instruction& in, const TargetSpec& t, const ir::DmaInfo& d, std::int64_t rows) {
+  if (d.transpose || d.sources > 1) {  // re-priced: element-wise descriptors, or every source read
+    const std::int64_t bytes = in.dma_bytes * std::max(1, d.sources);
+    const std::int64_t per_row = bytes / std::max<std::int64_t>(1, rows);
+    in.dma_bytes = bytes;
+    in.duration_us = dma_queue_us(t, bytes, d.transpose ? 0 : per_row, d.transpose);
+    if (d.transpose) in.what += " transpose";
+    if (d.sources > 1) in.what += fmt::format(" compute of {} sources", d.sources);
+  }
+  if (d.dge == ir::DgeMode::swdge) {
+    in.trigger = Engine::gpsimd;
+    in.trigger_us = static_cast<double>(gpsimd_cycles(rows)) / (t.gpsimd_ghz * 1e3);
+  } else if (d.dge == ir::DgeMode::hwdge && d.trigger == ir::Engine::scalar) {
+    in.trigger = Engine::scalar;
+    in.trigger_us = static_cast<double>(kAccessBubbleCycles) / (t.scalar_ghz * 1e3);
+  }
+  if (in.trigger_us > 0) in.what += fmt::format(" {} on {}", ir::dge_mode_name(d.dge), engine_name(in.trigger));
+}
+
 }  // namespace
 
 /** The simulator's engine for an author's engine= choice (unknown: `fallback`). */
@@ -139,15 +164,19 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     return true;
   }
   if (const auto* l = std::get_if<ir::LoadOp>(&op)) {
+    // The read half of an explicit DMA instruction is that instruction's (its store is priced).
+    if (l->dma.part) return false;
     if (!ir::is_hbm(k.tensors.at(static_cast<std::size_t>(l->src.tensor)).memory)) return false;  // a view
     dma(in, k, t, l->src, tile(l->result).shape, "load");
+    dma_issue(in, t, l->dma, partitions(tile(l->result).shape));
     return true;
   }
   if (const auto* s = std::get_if<ir::StoreOp>(&op)) {
     const ir::TensorDecl& dst = k.tensors.at(static_cast<std::size_t>(s->dst.tensor));
     const Shape& shape = tile(s->value).shape;
-    if (ir::is_hbm(dst.memory)) {
-      dma(in, k, t, s->dst, shape, "store");
+    if (ir::is_hbm(dst.memory) || s->dma.issued) {  // isa.dma_copy between on-chip arrays is a DMA too
+      dma(in, k, t, s->dst, shape, s->dma.issued ? "copy" : "store");
+      dma_issue(in, t, s->dma, partitions(shape));
       return true;
     }
     const std::int64_t n = free_size(shape);
@@ -286,6 +315,20 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     const Shape& sh = tile(v->result).shape;
     if (partitions(from) != 1 || partitions(sh) == 1) return false;
     partition_broadcast(in, t, from, sh, tile(v->data).dtype);
+    return true;
+  }
+  if (const auto* g = std::get_if<ir::GatherOp>(&op)) {
+    const Shape& sh = tile(g->result).shape;
+    if (g->indices >= 0) {
+      // nc_n_gather is n = ceil(elements per partition / 512) GpSimd instructions.
+      const Engine e = engine_of(g->engine, Engine::gpsimd);
+      const std::int64_t n = free_size(sh), groups = (n + 511) / 512;
+      compute(in, t, e, e == Engine::gpsimd ? groups * gpsimd_cycles(0) + n : elementwise_cycles(e, n, 2),
+              fmt::format("{} {}", g->label, shape_str(sh)));
+    } else {  // nc_stream_shuffle: one pass of the Vector engine over the tile
+      compute(in, t, engine_of(g->engine, Engine::vector), vector_cycles(free_size(sh), 1),
+              fmt::format("{} {}", g->label, shape_str(sh)));
+    }
     return true;
   }
   if (const auto* tr = std::get_if<ir::TransposeOp>(&op)) {
@@ -595,6 +638,17 @@ class CoreScheduler {
     if (in.engine == Engine::dma) queue = pick_dma_queue(r.at);  // DMA has no semaphore latency: the queue did not matter above
     r.need(queue_free_[static_cast<std::size_t>(queue)]);
 
+    if (in.trigger_us > 0) {
+      // The DMA's descriptors (dge_mode): the issuing engine writes them once the transfer's
+      // inputs are ready, in its own program order; the transfer starts after.
+      const std::size_t tq = static_cast<std::size_t>(in.trigger);
+      const double t0 = std::max(r.at, queue_free_[tq]);
+      queue_free_[tq] = t0 + in.trigger_us;
+      r.need(t0 + in.trigger_us);
+      EngineUse& use = out_.engines[tq];
+      use.busy_us += in.trigger_us;
+      ++use.instructions;
+    }
     const double start = r.at;
     double end = start + in.duration_us;
     if (in.engine == Engine::dma) {
@@ -658,6 +712,7 @@ ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores
     std::visit([&](const auto& o) {
       if constexpr (requires { o.mask; }) producer_mask = &o.mask;
     }, k.body[i]);
+    if (s->dma.issued) continue;  // an explicit DMA instruction: the store is the transfer
     if (!s->mask.empty() && (producer_mask == nullptr || !(*producer_mask == s->mask))) continue;
     const ir::Memory dst = k.tensors.at(static_cast<std::size_t>(s->dst.tensor)).memory;
     if (dst != ir::Memory::sbuf && dst != ir::Memory::psum) continue;

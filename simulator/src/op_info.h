@@ -21,6 +21,7 @@ inline const char* op_label(const ir::Op& op) {
   if (std::holds_alternative<ir::ViewOp>(op)) return "view";
   if (std::holds_alternative<ir::QuantizeMxOp>(op)) return "quantize_mx";
   if (std::holds_alternative<ir::MatmulMxOp>(op)) return "matmul_mx";
+  if (const auto* g = std::get_if<ir::GatherOp>(&op)) return g->indices >= 0 ? "gather" : "shuffle";
   if (std::holds_alternative<ir::LoopOp>(op)) return "loop";
   return "end";
 }

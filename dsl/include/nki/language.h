@@ -909,3 +909,5 @@ void memset(const nl::access& dst, double value, std::source_location loc = std:
 
 #include "nki/isa_activate2.h"  // IWYU pragma: export
 #include "nki/isa_index_ops.h"  // IWYU pragma: export
+
+#include "nki/dma.h"  // IWYU pragma: export (DMA instructions and gathers)

@@ -1,6 +1,8 @@
 /** \file Names and fp32 semantics of the IR's enumerations; what each op reads and defines. */
 #include "nki/ir/kernel_ir.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -280,7 +282,9 @@ void add_tile(std::vector<int>& out, const Operand& o) {
 }
 struct Reads {
   std::vector<int> out;
-  void operator()(const LoadOp&) {}
+  void operator()(const LoadOp& op) {
+    if (op.index_tile >= 0) out.push_back(op.index_tile);
+  }
   void operator()(const StoreOp& op) { out.push_back(op.value); }
   void operator()(const AllocOp&) {}
   void operator()(const ActivationOp& op) { add_tile(out, op.data), add_tile(out, op.scale), add_tile(out, op.bias); }
@@ -302,11 +306,38 @@ struct Reads {
     out.push_back(op.stationary), out.push_back(op.moving), out.push_back(op.stationary_scale),
         out.push_back(op.moving_scale);
   }
+  void operator()(const GatherOp& op) {
+    out.push_back(op.data);
+    if (op.indices >= 0) out.push_back(op.indices);
+    add_tile(out, op.fallback);
+  }
   void operator()(const LoopOp&) {}
   void operator()(const LoopEndOp&) {}
   void operator()(const std::monostate&) {}
 };
 }  // namespace
+
+const char* dge_mode_name(DgeMode m) {
+  switch (m) {
+    case DgeMode::unknown: return "unknown";
+    case DgeMode::swdge: return "swdge";
+    case DgeMode::hwdge: return "hwdge";
+    case DgeMode::none: return "none";
+  }
+  return "?";
+}
+
+std::string gather_out_of_bound_message(const GatherOp& op, std::int64_t index, std::int64_t limit) {
+  return fmt::format("{}: index {} is outside [0, {}), the elements of a partition of the data (oob_mode.error; "
+                     "oob_mode.skip leaves such elements unchanged)",
+                     op.label, index, limit);
+}
+
+std::string indirect_out_of_bound_message(const std::string& name, int dim, std::int64_t index, std::int64_t limit) {
+  return fmt::format("an indirect access of tensor {} takes index {} on dimension {}, outside [0, {}) (oob_mode.error; "
+                     "oob_mode.skip skips such rows)",
+                     name, index, dim, limit);
+}
 
 std::vector<int> tiles_read(const Op& op) {
   Reads r;

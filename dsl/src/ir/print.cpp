@@ -43,7 +43,9 @@ std::string engine_str(Engine e, bool fused = false) {
 struct OpPrinter {
   const KernelIR& k;
   std::string operator()(const LoadOp& op) const {
-    return fmt::format("%t{} = load {}{} : {}", op.result, access_str(k, op.src), mask_str(op.mask),
+    const std::string indirect =
+        op.index_tile < 0 ? "" : fmt::format(" indirect(dim {} += %t{}{})", op.index_dim, op.index_tile, op.oob_error ? " oob_error" : "");
+    return fmt::format("%t{} = load {}{}{} : {}", op.result, access_str(k, op.src), indirect, mask_str(op.mask),
                        tile_type(k, op.result));
   }
   std::string operator()(const StoreOp& op) const {
@@ -118,6 +120,11 @@ struct OpPrinter {
     return "?";
   }
   std::string operator()(const PrintOp& op) const { return fmt::format("device_print \"{}\" %t{}", op.prefix, op.tile); }
+  std::string operator()(const GatherOp& op) const {
+    const std::string src = op.indices >= 0 ? fmt::format("%t{}", op.indices) : fmt::format("table({})", fmt::join(op.table, ","));
+    return fmt::format("%t{} = gather %t{}[{}] else {}{}{} : {}", op.result, op.data, src, operand_str(op.fallback),
+                       op.oob_error ? " oob_error" : "", engine_str(op.engine), tile_type(k, op.result));
+  }
   std::string operator()(const LoopOp& op) const {
     const LoopInfo& l = k.loops.at(op.loop);
     auto bound = [](int reg, std::int64_t v) { return reg >= 0 ? fmt::format("%r{}", reg) : std::to_string(v); };

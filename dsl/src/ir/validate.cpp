@@ -269,6 +269,7 @@ struct Validator {
   void operator()(const PrintOp&) const {}
   void operator()(const QuantizeMxOp& op) const { check_tile(op.result, "isa::quantize_mx", op.loc); }
   void operator()(const MatmulMxOp& op) const { check_tile(op.result, "isa::nc_matmul_mx", op.loc); }
+  void operator()(const GatherOp& op) const { check_tile(op.result, op.label, op.loc); }
   void operator()(const LoopOp&) const {}
   void operator()(const LoopEndOp&) const {}
   void operator()(const std::monostate&) const {}

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "halide_lowering.h"
+#include "kernel_abi.h"
 #include "nki/error.h"
 #include "storage_type.h"
 
@@ -212,9 +213,28 @@ class CompiledRunner final : public CoreRunner {
     for (int a = 0; a < ir_.grid_rank; ++a) args[n++] = &pid32_[a];
     for (int32_t& l : loop32_) args[n++] = &l;
     args[n++] = &b.out;
+    gather_fault() = {};
     if (fns_[s](args) != 0) {
       throw InternalError(fmt::format("{}: compiled code failed: {}", ir_.name, last_kernel_error()));
     }
+    if (gather_fault().tile >= 0) raise_gather_fault();
+  }
+
+  /** An out-of-bound gather index under oob_mode.error: err_tensor_access_out_of_bound, as the interpreter's. */
+  [[noreturn]] void raise_gather_fault() const {
+    const GatherFault f = gather_fault();
+    gather_fault() = {};
+    for (const ir::Op& op : ir_.body) {
+      const auto* g = std::get_if<ir::GatherOp>(&op);
+      if (g && g->result == f.tile)
+        throw UserError("err_tensor_access_out_of_bound", ir_.name, g->loc, ir::gather_out_of_bound_message(*g, f.index, f.limit));
+      const auto* l = std::get_if<ir::LoadOp>(&op);
+      if (l && l->index_tile >= 0 && l->result == f.tile)
+        throw UserError("err_tensor_access_out_of_bound", ir_.name, l->loc,
+                        ir::indirect_out_of_bound_message(ir_.tensors[static_cast<std::size_t>(l->src.tensor)].name,
+                                                          l->index_dim, f.index, f.limit));
+    }
+    throw InternalError(fmt::format("{}: a gather of unknown tile {} was out of bound", ir_.name, f.tile));
   }
 
   static halide_buffer_t make_buffer(std::byte* data, halide_type_t t, std::vector<halide_dimension_t>& dims) {

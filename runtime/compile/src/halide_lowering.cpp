@@ -416,8 +416,23 @@ class Lowerer {
 
   // The unrounded value of each elementwise op at tile coordinates c.
   Expr value_of(const ir::LoadOp& o, const std::vector<Expr>& c) {
-    const DType dt = k_.tensors[static_cast<std::size_t>(o.src.tensor)].dtype;
-    return load_value(read(o.src, c, !o.mask.empty()), dt);
+    const ir::TensorDecl& t = k_.tensors[static_cast<std::size_t>(o.src.tensor)];
+    if (o.index_tile < 0) return load_value(read(o.src, c, !o.mask.empty()), t.dtype);
+    // Indirect: the row from the index tile, checked by nki_gather_index (-1 outside), clamped.
+    const auto dim = static_cast<std::size_t>(o.index_dim);
+    const int extent = static_cast<int>(t.shape[dim]);
+    Expr base = index(o.src.indices[dim], c);
+    Expr row = call_extern(Halide::Int(32), "nki_gather_index",
+                           {f64(tile(o.index_tile)(call_args(std::vector<Expr>{c[0], Expr(0)}))) + f64(base), Expr(extent),
+                            Expr(static_cast<int32_t>(o.result)), Expr(static_cast<int32_t>(o.oob_error ? 1 : 0))});
+    Halide::ImageParam& in = dense_input(o.src.tensor, storage_type(t.dtype), t.shape, fmt::format("tensor{}", o.src.tensor));
+    std::vector<Expr> idx;
+    for (int d = static_cast<int>(o.src.indices.size()) - 1; d >= 0; --d) {
+      Expr i = static_cast<std::size_t>(d) == dim ? row : index(o.src.indices[static_cast<std::size_t>(d)], c);
+      idx.push_back(Halide::clamp(i, 0, static_cast<int>(t.shape[static_cast<std::size_t>(d)]) - 1));
+    }
+    Expr v = load_value(in(idx), t.dtype);
+    return Halide::select(row >= 0, v, Halide::cast(v.type(), 0));
   }
   Expr value_of(const ir::ActivationOp& o, const std::vector<Expr>& c) {
     const bool identity = o.scale.is_scalar() && o.scale.scalar == 1.0 && o.bias.is_scalar() && o.bias.scalar == 0.0;
@@ -452,6 +467,33 @@ class Lowerer {
     std::vector<Expr> at;
     for (const ir::IndexExpr& e : o.indices) at.push_back(index(e, c));
     return tile(o.data)(call_args(at));
+  }
+  /**
+   * ir::GatherOp: the index comes from the indices tile; nki_gather_index checks it (recording
+   * an out-of-bound index under oob_mode.error for the executor to raise) and gives -1 outside.
+   */
+  Expr value_of(const ir::GatherOp& o, const std::vector<Expr>& c) {
+    const Shape& ds = k_.tiles[static_cast<std::size_t>(o.data)].shape;
+    Expr fallback = o.fallback.is_scalar() ? f64_const(o.fallback.scalar) : f64(operand(o.fallback, c));
+    if (o.indices < 0) {  // a table of source partitions, fixed at trace time
+      Expr src = Expr(-1);
+      for (std::size_t p = 0; p < o.table.size(); ++p) src = Halide::select(c[0] == static_cast<int>(p), static_cast<int>(o.table[p]), src);
+      std::vector<Expr> at = c;
+      at[0] = Halide::max(src, 0);
+      return Halide::select(src >= 0, f64(tile(o.data)(call_args(at))), fallback);
+    }
+    const std::int64_t per = shape_elements(ds) / ds[0];
+    Expr g = call_extern(Halide::Int(32), "nki_gather_index",
+                         {f64(operand({o.indices, 0, true}, c)), Expr(static_cast<int32_t>(per)), Expr(static_cast<int32_t>(o.result)),
+                          Expr(static_cast<int32_t>(o.oob_error ? 1 : 0))});
+    Expr safe = Halide::clamp(g, 0, static_cast<int>(per) - 1);
+    std::vector<Expr> at(ds.size());
+    at[0] = c[0];
+    for (std::size_t d = ds.size(); d-- > 1;) {
+      at[d] = safe % static_cast<int>(ds[d]);
+      safe = safe / static_cast<int>(ds[d]);
+    }
+    return Halide::select(g >= 0, f64(tile(o.data)(call_args(at))), fallback);
   }
   template <class O>
   Expr value_of(const O&, const std::vector<Expr>&) {

@@ -54,9 +54,21 @@ float nki_mx_dequantize(int32_t packed, uint32_t word, int32_t i, uint8_t scale)
   return nki::ir::mx::dequantize(word, i, static_cast<nki::DType>(packed), scale);
 }
 
+int32_t nki_gather_index(double index, int32_t limit, int32_t tile, int32_t oob_error) {
+  if (index >= 0 && index < limit) return static_cast<int32_t>(index);
+  nki::GatherFault& f = nki::gather_fault();
+  if (oob_error && f.tile < 0) f = {tile, static_cast<int64_t>(index), limit};
+  return -1;
+}
+
 }  // extern "C"
 
 namespace nki {
+
+GatherFault& gather_fault() {
+  thread_local GatherFault f;
+  return f;
+}
 
 const void* const* kernel_abi_table() {
   static const void* const table[] = {reinterpret_cast<const void*>(&nki_activation),
@@ -67,7 +79,8 @@ const void* const* kernel_abi_table() {
                                       reinterpret_cast<const void*>(&nki_f32_to_fp8),
                                       reinterpret_cast<const void*>(&nki_mx_scale),
                                       reinterpret_cast<const void*>(&nki_mx_pack),
-                                      reinterpret_cast<const void*>(&nki_mx_dequantize)};
+                                      reinterpret_cast<const void*>(&nki_mx_dequantize),
+                                      reinterpret_cast<const void*>(&nki_gather_index)};
   return table;
 }
 

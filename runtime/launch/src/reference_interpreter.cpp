@@ -416,12 +416,42 @@ class ReferenceRunner final : public CoreRunner {
   static float f32(double v) { return static_cast<float>(v); }
 
   void exec(const ir::LoadOp& op) {
+    if (op.index_tile >= 0) {
+      exec_indirect(op);
+      return;
+    }
     if (checked_) checked_load(op);
     const DType src = ir_.tensors[static_cast<std::size_t>(op.src.tensor)].dtype;
     const bool on_chip = checked_ && ir::is_per_instance(ir_.tensors[static_cast<std::size_t>(op.src.tensor)].memory);
     compute(op.result, op.mask, [&](const auto& c) {
       if (on_chip) note_mem_read(op.src.tensor, coord_of(op.src, c).second);
       return load_element(element(op.src, c), src);
+    });
+  }
+
+  /** An indirect load: the row on index_dim comes from the index tile of the partition. */
+  void exec_indirect(const ir::LoadOp& op) {
+    const ir::TensorDecl& decl = ir_.tensors[static_cast<std::size_t>(op.src.tensor)];
+    const TensorBinding& t = tensors_[static_cast<std::size_t>(op.src.tensor)];
+    const auto dim = static_cast<std::size_t>(op.index_dim);
+    compute(op.result, op.mask, [&](const std::vector<std::int64_t>& c) {
+      const double row = value({op.index_tile, 0, true}, {c[0], 0});
+      std::int64_t offset = 0;
+      for (std::size_t d = 0; d < op.src.indices.size(); ++d) {
+        std::int64_t v = eval(op.src.indices[d], c);
+        if (d == dim) {
+          if (!(row >= 0 && row < static_cast<double>(t.shape[d] - v))) {
+            if (op.oob_error)
+              throw UserError("err_tensor_access_out_of_bound", ir_.name, op.loc,
+                              ir::indirect_out_of_bound_message(decl.name, op.index_dim, v + static_cast<std::int64_t>(row), t.shape[d]));
+            return 0.0;
+          }
+          v += static_cast<std::int64_t>(row);
+        }
+        if (v < 0 || v >= t.shape[d]) throw_out_of_bound(ir_, op.src, pid_, loop_, c, v, d);
+        offset += v * t.strides[d];
+      }
+      return load_element(t.data + offset * dtype_bytes(t.dtype), decl.dtype);
     });
   }
 
@@ -686,6 +716,37 @@ class ReferenceRunner final : public CoreRunner {
     const ir::TileInfo& ti = ir_.tiles[static_cast<std::size_t>(op.tile)];
     prints_.push_back({pid_, ir::device_print_line(op.prefix, pid_, ti.dtype, ti.shape, tiles_[static_cast<std::size_t>(op.tile)])});
   }
+  /** ir::GatherOp: the source element from the indices tile (or the table); out of range is the fallback or the error. */
+  void exec(const ir::GatherOp& op) {
+    const Shape& ds = ir_.tiles[static_cast<std::size_t>(op.data)].shape;
+    const std::int64_t per_partition = shape_elements(ds) / ds[0];
+    const ir::Operand fallback = op.fallback;
+    compute(op.result, {}, [&](const std::vector<std::int64_t>& c) {
+      std::int64_t source = 0;
+      if (op.indices >= 0) {
+        const double g = value({op.indices, 0, true}, c);
+        if (g >= 0 && g < static_cast<double>(per_partition)) {
+          std::vector<std::int64_t> at = coord_of_flat(ds, c[0] * per_partition + static_cast<std::int64_t>(g));
+          return tile_at(op.data, at);
+        }
+        source = static_cast<std::int64_t>(g);
+        if (op.oob_error) throw_gather_out_of_bound(op, source, per_partition);
+      } else {
+        source = op.table[static_cast<std::size_t>(c[0])];
+        if (source >= 0) {
+          std::vector<std::int64_t> at = c;
+          at[0] = source;
+          return tile_at(op.data, at);
+        }
+      }
+      return value(fallback, c);
+    });
+  }
+  void throw_gather_out_of_bound(const ir::GatherOp& op, std::int64_t index, std::int64_t limit) const {
+    throw UserError("err_tensor_access_out_of_bound", ir_.name, op.loc,
+                    ir::gather_out_of_bound_message(op, index, limit));
+  }
+
   void exec(const ir::LoopOp&) {}
   void exec(const ir::LoopEndOp&) {}
   void exec(const std::monostate&) {}

@@ -150,6 +150,26 @@ enum class LoopKind : std::uint8_t { affine, sequential, dynamic, while_loop };
 inline bool is_dynamic(LoopKind k) { return k == LoopKind::dynamic || k == LoopKind::while_loop; }
 const char* loop_kind_name(LoopKind k);
 
+/** isa.dge_mode: who generates a DMA's descriptors (unknown: the compiler picks). */
+enum class DgeMode : std::uint8_t { unknown, swdge, hwdge, none };
+const char* dge_mode_name(DgeMode m);
+
+/**
+ * How an explicit DMA instruction (isa.dma_copy, dma_transpose, dma_compute) was issued. It
+ * changes timing, never values: a load or store carrying it is priced as one DMA even between
+ * on-chip arrays, with its descriptor generation on the engine the DGE mode names.
+ */
+struct DmaInfo {
+  bool issued = false;   ///< this op is the transfer (priced as a DMA wherever the tensors live)
+  bool part = false;     ///< the read half of an issued transfer: no instruction of its own
+  DgeMode dge = DgeMode::unknown;
+  Engine trigger = Engine::unknown;  ///< hwdge: the engine whose sequencer starts it (scalar; unknown: Sync)
+  int priority = -1;     ///< QoS level 0-3 (NeuronCore-v4); -1 unset
+  bool transpose = false;  ///< a DMA transpose: element-wise descriptors (priced as a strided transfer)
+  int sources = 1;       ///< isa.dma_compute: the tensors read per element written
+  bool operator==(const DmaInfo&) const = default;
+};
+
 // ---- ops: every op is a plain struct listed once in NKI_IR_OPS ----
 // Compute ops compute in fp32 and round the result to the result tile's dtype. A compute
 // op's `mask` selects the output elements it computes; the others are undefined (NKI: not
@@ -161,6 +181,14 @@ struct LoadOp {
   Access src;
   Predicate mask;
   SourceLoc loc;
+  DmaInfo dma;
+  /// Indirect (NKI's vector_offset): the tensor index on `index_dim` is the access's index there
+  /// plus index_tile[p, 0], a per-partition integer from data. Outside the tensor it is
+  /// err_tensor_access_out_of_bound at run time when `oob_error`, else the element reads 0
+  /// (the instruction skips it).
+  int index_tile = -1;
+  int index_dim = 0;
+  bool oob_error = true;
 };
 
 /**
@@ -173,6 +201,7 @@ struct StoreOp {
   Predicate mask;
   bool accumulate = false;
   SourceLoc loc;
+  DmaInfo dma;
 };
 
 /** A per-instance tensor comes to life here (again on every loop iteration); filled if it has a fill. */
@@ -312,6 +341,34 @@ struct ViewOp {
   SourceLoc loc;
 };
 
+/**
+ * A move whose source element comes from data, not from an affine index.
+ * With an `indices` tile (integers, the result's shape; a dimension of 1 broadcasts):
+ * result[p, f...] = data[p, g] where g = indices[p, f...] is an element of data's partition p,
+ * its free dimensions flattened row-major (isa.nc_n_gather, nl.gather_flattened).
+ * Without (`indices` = -1): result[p, f...] = data[table[p], f...], the source partition of
+ * each result partition from a table fixed at trace time (isa.nc_stream_shuffle).
+ * An index outside [0, elements per partition) (a table entry < 0) leaves the element as it
+ * was: it takes `fallback` (a tile of the result's shape; a scalar 0 when none), and is
+ * err_tensor_access_out_of_bound at run time when `oob_error` is set.
+ */
+struct GatherOp {
+  int result = -1;
+  int data = -1;
+  int indices = -1;
+  std::vector<std::int64_t> table;
+  Operand fallback;
+  bool oob_error = true;
+  SourceLoc loc;
+  Engine engine = Engine::unknown;  ///< unknown: GpSimd for a gather, Vector for a table shuffle
+  const char* label = "a gather";   ///< the instruction, for messages (static text)
+};
+
+/** The detail of err_tensor_access_out_of_bound for a gather index `index` outside [0, limit) (both executors). */
+std::string gather_out_of_bound_message(const GatherOp& op, std::int64_t index, std::int64_t limit);
+/** The same for an indirect load's row `index` outside [0, limit) of dimension `dim` of tensor `name`. */
+std::string indirect_out_of_bound_message(const std::string& name, int dim, std::int64_t index, std::int64_t limit);
+
 /** Starts loop `loop`; the body runs up to the matching LoopEndOp at index `end` of the body. */
 /**
  * A scalar instruction of the engine sequencer on the instance's 32-bit registers
@@ -363,6 +420,7 @@ struct LoopEndOp {
   X(ViewOp)           \
   X(RegisterOp)       \
   X(PrintOp)          \
+  X(GatherOp)         \
   X(LoopOp)           \
   X(LoopEndOp)
 

@@ -47,6 +47,8 @@ struct Instruction {
   std::int64_t flops = 0;         ///< Tensor engine: 2 x K x M x N of a matmul
   double ideal_tensor_us = 0;     ///< matmul FLOPs at the engine's peak for its dtype (for hfu)
   std::string what;               ///< e.g. "nc_matmul [128,128]x[128,512] bf16"
+  Engine trigger = Engine::dma;   ///< DMA: the engine that writes its descriptors first (dge_mode), if trigger_us > 0
+  double trigger_us = 0;
 };
 
 /** The instruction an op becomes; nullopt-like `engine` unset is signalled by returning false. */
