@@ -20,13 +20,12 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
-#include <chrono>
 #include <cstdlib>
-#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "alternate.h"
 #include "bf16_add_baseline.h"
 #include "nki/kernel_references.h"
 #include "nki/kernels.h"
@@ -155,42 +154,14 @@ void stream_bf16_add_2threads(benchmark::State& state) {
 }
 BENCHMARK(stream_bf16_add_2threads)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-
-/**
- * `kernel` and `baseline` alternated in one loop (which goes first alternates too), so both see the
- * same machine: counter `ratio` = baseline time / kernel time, the kernel's throughput as a
- * fraction of the baseline's on the same work.
- */
-void alternate(benchmark::State& state, const std::function<void()>& kernel, const std::function<void()>& baseline,
-               double baseline_work_per_kernel_work) {
-  using clock = std::chrono::steady_clock;
-  double kernel_s = 0, baseline_s = 0;
-  bool kernel_first = true;
-  auto timed = [](const std::function<void()>& f) {
-    const auto t0 = clock::now();
-    f();
-    return std::chrono::duration<double>(clock::now() - t0).count();
-  };
-  for (auto _ : state) {
-    if (kernel_first) {
-      kernel_s += timed(kernel);
-      baseline_s += timed(baseline);
-    } else {
-      baseline_s += timed(baseline);
-      kernel_s += timed(kernel);
-    }
-    kernel_first = !kernel_first;
-  }
-  state.counters["ratio"] = baseline_s / baseline_work_per_kernel_work / kernel_s;
-}
-
 void matmul_over_openblas(benchmark::State& state) {
   const MatmulInputs& in = matmul_inputs();
   const nki::GridSpec grid = nk::matmul_fully_optimized_grid({in.lhsT.shape(), in.rhs.shape()}, nk::MatmulBlocks{}, 2);
   const nki::Kernel k = nk::matmul_fully_optimized(nk::MatmulBlocks{});
   std::vector<float> out(static_cast<std::size_t>(kMatmulSize * kMatmulSize));
   openblas_set_num_threads(2);
-  alternate(state, [&] { benchmark::DoNotOptimize(k.launch(grid).run({in.lhsT, in.rhs})); }, [&] { sgemm(in, out); }, 1.0);
+  nki_bench::alternate(
+      state, [&] { benchmark::DoNotOptimize(k.launch(grid).run({in.lhsT, in.rhs})); }, [&] { sgemm(in, out); });
 }
 BENCHMARK(matmul_over_openblas)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(6);
 
@@ -201,7 +172,7 @@ void row_kernel_over_stream(benchmark::State& state, const nki::Kernel& k, const
   std::vector<std::uint16_t> a(n, 0x3f80), b(n, 0x4000), c(n);
   std::int64_t kernel_bytes = kRows * kCols * 2;
   for (const nki::Tensor& t : args) kernel_bytes += static_cast<std::int64_t>(t.bytes());
-  alternate(state, [&] { benchmark::DoNotOptimize(k.launch(grid).run(args)); }, [&] { stream_add_2threads(a, b, c); },
+  nki_bench::alternate(state, [&] { benchmark::DoNotOptimize(k.launch(grid).run(args)); }, [&] { stream_add_2threads(a, b, c); },
             static_cast<double>(3 * n * 2) / static_cast<double>(kernel_bytes));
 }
 

@@ -22,12 +22,12 @@
  */
 #include <benchmark/benchmark.h>
 
-#include <chrono>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "alternate.h"
 #include "attention_mamba_baseline.h"
 #include "check_once.h"
 #include "nki/attention_kernels.h"
@@ -232,41 +232,13 @@ void mamba_baseline_1thread(benchmark::State& state) {
 }
 BENCHMARK(mamba_baseline_1thread)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-/**
- * `kernel` and `baseline` alternated in one loop (which goes first alternates too), each timed on
- * its own: counters kernel_ms, baseline_ms (means) and ratio = baseline time / kernel time.
- */
-void alternate(benchmark::State& state, const std::function<void()>& kernel, const std::function<void()>& baseline) {
-  using clock = std::chrono::steady_clock;
-  double kernel_s = 0, baseline_s = 0;
-  bool kernel_first = true;
-  auto timed = [](const std::function<void()>& f) {
-    const auto t0 = clock::now();
-    f();
-    return std::chrono::duration<double>(clock::now() - t0).count();
-  };
-  for (auto _ : state) {
-    if (kernel_first) {
-      kernel_s += timed(kernel);
-      baseline_s += timed(baseline);
-    } else {
-      baseline_s += timed(baseline);
-      kernel_s += timed(kernel);
-    }
-    kernel_first = !kernel_first;
-  }
-  const double n = static_cast<double>(state.iterations());
-  state.counters["kernel_ms"] = kernel_s / n * 1e3;
-  state.counters["baseline_ms"] = baseline_s / n * 1e3;
-  state.counters["ratio"] = baseline_s / kernel_s;
-}
-
 void attn_fwd_over_baseline(benchmark::State& state) {
   if (!attention_checked(state)) return;
   const AttentionCase& c = attention_case();
   std::vector<float> out(static_cast<std::size_t>(kSeqlen * kDHead));
   nki_bench::AttentionScratch scratch;
-  alternate(state, [&] { benchmark::DoNotOptimize(attention_launch(c)); }, [&] { attention_baseline(c, out, scratch); });
+  nki_bench::alternate(
+      state, [&] { benchmark::DoNotOptimize(attention_launch(c)); }, [&] { attention_baseline(c, out, scratch); });
 }
 BENCHMARK(attn_fwd_over_baseline)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(6);
 
@@ -275,7 +247,7 @@ void mamba_v3_over_baseline(benchmark::State& state) {
   const MambaCase& c = mamba_case();
   std::vector<float> out(c.want.size());
   nki_bench::MambaScratch scratch;
-  alternate(state, [&] { benchmark::DoNotOptimize(mamba_launch(c)); }, [&] { mamba_baseline(c, out, scratch); });
+  nki_bench::alternate(state, [&] { benchmark::DoNotOptimize(mamba_launch(c)); }, [&] { mamba_baseline(c, out, scratch); });
 }
 BENCHMARK(mamba_v3_over_baseline)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(6);
 

@@ -3,6 +3,7 @@
  * isa::sequence_bounds start with one GpSimd instruction whose arithmetic is fused; so does
  * isa::topk (charged by the GpSimd rule of its first op, not yet isa.py's 4n + K).
  */
+#include "cost_support.h"
 #include "lang_support.h"
 #include "nki/isa_activate2.h"
 #include "nki/isa_index_ops.h"
@@ -17,22 +18,10 @@ namespace {
 
 /** The compute instructions of the kernel's elementwise, activation and reduce ops (not fused): engine and cycles. */
 std::vector<nki::sim::Instruction> arithmetic(const nki::ir::KernelIR& ir) {
-  std::vector<nki::sim::Instruction> out;
-  for (std::size_t i = 0; i < ir.body.size(); ++i) {
-    const auto& op = ir.body[i];
-    if (!std::holds_alternative<nki::ir::BinaryOp>(op) && !std::holds_alternative<nki::ir::ActivationOp>(op) &&
-        !std::holds_alternative<nki::ir::ReduceOp>(op)) {
-      continue;
-    }
-    nki::sim::Instruction in;
-    if (!nki::sim::instruction_of(ir, i, nki::sim::target_spec("trn2"), in)) continue;
-    if (in.what.ends_with("(fused)")) {
-      CHECK(in.cycles == 0);
-      continue;
-    }
-    out.push_back(in);
-  }
-  return out;
+  return lt::charged_instructions(ir, [](const nki::ir::Op& op) {
+    return std::holds_alternative<nki::ir::BinaryOp>(op) || std::holds_alternative<nki::ir::ActivationOp>(op) ||
+           std::holds_alternative<nki::ir::ReduceOp>(op);
+  });
 }
 
 }  // namespace

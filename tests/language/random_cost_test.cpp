@@ -1,4 +1,5 @@
 /** \file A random-number call is one instruction in the cost model, on the engine NKI names; its other ops are fused. */
+#include "cost_support.h"
 #include "lang_support.h"
 #include "nki/simulator/cost_model.h"
 #include "nki/traced_kernel.h"
@@ -11,19 +12,9 @@ namespace {
 
 /** The compute instructions of the kernel (not fused, not views, not loads and stores): engine and cycles. */
 std::vector<nki::sim::Instruction> instructions(const nki::ir::KernelIR& ir) {
-  std::vector<nki::sim::Instruction> out;
-  for (std::size_t i = 0; i < ir.body.size(); ++i) {
-    const auto& op = ir.body[i];
-    if (std::holds_alternative<nki::ir::LoadOp>(op) || std::holds_alternative<nki::ir::StoreOp>(op)) continue;
-    nki::sim::Instruction in;
-    if (!nki::sim::instruction_of(ir, i, nki::sim::target_spec("trn2"), in)) continue;
-    if (in.what.ends_with("(fused)")) {
-      CHECK(in.cycles == 0);
-      continue;
-    }
-    out.push_back(in);
-  }
-  return out;
+  return lt::charged_instructions(ir, [](const nki::ir::Op& op) {
+    return !std::holds_alternative<nki::ir::LoadOp>(op) && !std::holds_alternative<nki::ir::StoreOp>(op);
+  });
 }
 
 }  // namespace
