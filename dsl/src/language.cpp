@@ -245,11 +245,8 @@ tensor allocate(const shape_spec& spec, DType dtype, buffer buf, const std::stri
   }
   if (shape.empty()) t.fail("err_invalid_shape", loc, fmt::format("nl::{} needs a shape of at least one dimension", op));
   const ir::Memory mem = memory_of(buf);
-  if (par >= 0 && ir::is_hbm(mem)) {
-    t.fail("err_unsupported_memory", loc,
-           fmt::format("par_dim marks the partition dimension of an on-chip array; {} is in HBM", buffer_name(buf)));
-  }
-  if (par < 0) par = 0;
+  // HBM has no partitions: NKI accepts par_dim in an HBM shape and it changes nothing there.
+  if (par < 0 || ir::is_hbm(mem)) par = 0;
   if (mem == ir::Memory::shared_hbm && t.innermost_loop() >= 0) {
     t.fail("err_shared_hbm_must_in_kernel_level", loc,
            fmt::format("nl::{}(..., buffer=shared_hbm) inside a loop; shared_hbm tensors are allocated at the top "

@@ -154,25 +154,6 @@ TEST_CASE("err_unsupported_memory - a compute op reading an HBM window") {
                     kFile, line));
 }
 
-TEST_CASE("err_unsupported_memory - par_dim on an HBM allocation") {
-  static int line = 0;
-  const nki::Kernel k = nki::jit(
-      "par_dim_in_hbm",
-      [](nl::tensor a) {
-        line = __LINE__ + 1;
-        auto out = nl::ndarray({2, nl::par_dim(128), 64}, a.dtype(), nl::shared_hbm);
-        nl::store(out[0, nl::_, nl::_], nl::load(a.all()));
-        nl::store(out[1, nl::_, nl::_], nl::load(a.all()));
-        return out;
-      },
-      {"a"});
-  auto a = input();
-  const std::string msg = test::user_error_of([&] { k(a); });
-  CHECK(msg == fmt::format("par_dim_in_hbm ({}:{}): err_unsupported_memory: par_dim marks the partition dimension of an "
-                    "on-chip array; shared_hbm is in HBM",
-                    kFile, line));
-}
-
 TEST_CASE("err_unsupported_memory - a kernel returning an sbuf array") {
   static int line = 0;
   const nki::Kernel k = nki::jit(

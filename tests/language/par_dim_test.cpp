@@ -86,3 +86,19 @@ TEST_CASE("a 3-D SBUF tile {par_dim(128), A, B} loaded, computed on and stored w
     lt::check_both(k, lt::no_grid(), {a}, want, "tile_3d");
   }
 }
+
+TEST_CASE("par_dim in the shape of a shared_hbm ndarray is accepted and changes nothing (HBM has no partitions)") {
+  const nki::Kernel k = nki::jit("par_dim_in_hbm", [](nl::tensor a) {
+    auto out = nl::ndarray({2, nl::par_dim(128), a.shape()[1]}, a.dtype(), nl::shared_hbm, "out");
+    nl::store(out[0, nl::_, nl::_], nl::load(a.all()));
+    nl::store(out[1, nl::_, nl::_], nl::load(a.all()) * 2);
+    return out;
+  });
+  const std::int64_t f = 16;
+  auto a = lt::make({128, f}, DType::fp32, test::random_floats(static_cast<std::size_t>(128 * f), 33));
+  const auto av = a.to_floats();
+  std::vector<double> want(av.begin(), av.end());
+  for (float x : av) want.push_back(lt::fmul(x, 2.0f));
+  const std::vector<nki::Tensor> out = lt::check_both(k, lt::no_grid(), {a}, want, "par_dim_in_hbm");
+  CHECK(out.at(0).shape() == nki::Shape{2, 128, f});
+}
