@@ -5,6 +5,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace nki {
 
@@ -35,18 +36,23 @@ std::string_view dtype_name(DType t) {
 std::optional<DType> parse_dtype(std::string_view name) {
   for (DType t : all_dtypes)
     if (name == dtype_name(t)) return t;
-  if (name == "float32") return DType::fp32;
-  if (name == "bfloat16") return DType::bf16;
-  if (name == "float16") return DType::fp16;
-  if (name == "float8_e4m3") return DType::fp8_e4m3;
-  if (name == "float8_e5m2") return DType::fp8_e5m2;
-  if (name == "bool_") return DType::boolean;
-  if (name == "tfloat32") return DType::tf32;
-  if (name == "float8_e4m3fn") return DType::fp8_e4m3fn;
-  if (name == "float8_e8m0fnu") return DType::fp8_e8m0fnu;
-  if (name == "float8_e5m2_x4") return DType::fp8_e5m2_x4;
-  if (name == "float8_e4m3fn_x4") return DType::fp8_e4m3fn_x4;
-  if (name == "float4_e2m1fn_x4") return DType::fp4_e2m1fn_x4;
+  // NKI's own names where they differ from the short ones.
+  static constexpr std::pair<std::string_view, DType> nki_names[] = {
+      {"float32", DType::fp32},
+      {"bfloat16", DType::bf16},
+      {"float16", DType::fp16},
+      {"float8_e4m3", DType::fp8_e4m3},
+      {"float8_e5m2", DType::fp8_e5m2},
+      {"bool_", DType::boolean},
+      {"tfloat32", DType::tf32},
+      {"float8_e4m3fn", DType::fp8_e4m3fn},
+      {"float8_e8m0fnu", DType::fp8_e8m0fnu},
+      {"float8_e5m2_x4", DType::fp8_e5m2_x4},
+      {"float8_e4m3fn_x4", DType::fp8_e4m3fn_x4},
+      {"float4_e2m1fn_x4", DType::fp4_e2m1fn_x4},
+  };
+  for (const auto& [nki_name, t] : nki_names)
+    if (name == nki_name) return t;
   return std::nullopt;
 }
 

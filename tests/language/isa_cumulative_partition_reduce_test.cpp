@@ -7,21 +7,7 @@ using nki::DType;
 
 namespace {
 
-enum class Op { add, subtract, multiply, maximum, minimum };
-
-float host(Op op, float a, float b) {
-  switch (op) {
-    case Op::add: return lt::fadd(a, b);
-    case Op::subtract: {
-      volatile float r = a - b;
-      return r;
-    }
-    case Op::multiply: return lt::fmul(a, b);
-    case Op::maximum: return a >= b ? a : b;
-    case Op::minimum: return a <= b ? a : b;
-  }
-  return 0.0f;
-}
+using Op = lt::AluOp;
 
 /** reg = op1(op0(x, imm0) (or op0(imm0, x)), reg) from `init[row]`, each value rounded to `out`. */
 std::vector<double> host_cumulative(const std::vector<float>& x, std::int64_t p, std::int64_t f, Op op0,
@@ -33,8 +19,8 @@ std::vector<double> host_cumulative(const std::vector<float>& x, std::int64_t p,
     const float s = imm0[static_cast<std::size_t>(i)];
     for (std::int64_t j = 0; j < f; ++j) {
       const auto at = static_cast<std::size_t>(i * f + j);
-      const float y = reverse0 ? host(op0, s, x[at]) : host(op0, x[at], s);
-      reg = host(op1, y, reg);
+      const float y = reverse0 ? lt::host_alu(op0, s, x[at]) : lt::host_alu(op0, x[at], s);
+      reg = lt::host_alu(op1, y, reg);
       r[at] = lt::rd(reg, out);
     }
   }

@@ -133,6 +133,24 @@ inline float fmul(float a, float b) {
   return r;
 }
 
+/** The ALU ops of the scan and cumulative tests. */
+enum class AluOp { add, subtract, multiply, maximum, minimum };
+
+/** The host's fp32 result of an AluOp (no contraction; the tests' inputs give no NaN). */
+inline float host_alu(AluOp op, float a, float b) {
+  switch (op) {
+    case AluOp::add: return fadd(a, b);
+    case AluOp::subtract: {
+      volatile float r = a - b;
+      return r;
+    }
+    case AluOp::multiply: return fmul(a, b);
+    case AluOp::maximum: return a >= b ? a : b;
+    case AluOp::minimum: return a <= b ? a : b;
+  }
+  return 0.0f;
+}
+
 inline float canon(float x) { return std::isnan(x) ? qnan() : x; }
 
 /**

@@ -7,7 +7,7 @@ using nki::DType;
 
 namespace {
 
-enum class Op { add, subtract, multiply, maximum, minimum };
+using Op = lt::AluOp;
 
 const nl::binary_fn& fn_of(Op op) {
   switch (op) {
@@ -20,20 +20,6 @@ const nl::binary_fn& fn_of(Op op) {
   return nl::add;
 }
 
-/** The host's fp32 arithmetic (no NaN arises from the inputs used here). */
-float host(Op op, float a, float b) {
-  switch (op) {
-    case Op::add: return lt::fadd(a, b);
-    case Op::subtract: {
-      volatile float r = a - b;
-      return r;
-    }
-    case Op::multiply: return lt::fmul(a, b);
-    case Op::maximum: return a >= b ? a : b;
-    case Op::minimum: return a <= b ? a : b;
-  }
-  return 0.0f;
-}
 
 struct Scan {
   Op op0 = Op::multiply, op1 = Op::add;
@@ -48,8 +34,8 @@ std::vector<double> host_scan(const Scan& s, const std::vector<float>& d0, const
     float carry = init[static_cast<std::size_t>(i)];
     for (std::int64_t j = 0; j < f; ++j) {
       const auto at = static_cast<std::size_t>(i * f + j);
-      const float x = s.reverse0 ? host(s.op0, carry, d0[at]) : host(s.op0, d0[at], carry);
-      carry = s.reverse1 ? host(s.op1, d1[at], x) : host(s.op1, x, d1[at]);
+      const float x = s.reverse0 ? lt::host_alu(s.op0, carry, d0[at]) : lt::host_alu(s.op0, d0[at], carry);
+      carry = s.reverse1 ? lt::host_alu(s.op1, d1[at], x) : lt::host_alu(s.op1, x, d1[at]);
       r[at] = lt::rd(carry, out);
     }
   }
