@@ -1238,11 +1238,11 @@ nl::tile nc_matmul(const nl::operand& stationary, const nl::operand& moving, con
     const int mv = nl::sbuf_tile(t, moving, "isa::nc_matmul", "moving operand", loc);
     return nl::matmul_op(t, st, mv, o.mask, "isa::nc_matmul", loc);
   }
-  if (t.nc_version() < 3) {
+  if (const int gen = t.nc_version(); gen < 3) {
     t.fail("err_unsupported_perf_mode", loc,
            fmt::format("isa::nc_matmul with perf_mode double_row needs NeuronCore-v3 or newer (trn2, trn3); the target "
                        "is gen{}",
-                       t.nc_version()));
+                       gen));
   }
   const nl::tile st(double_row_operand(t, stationary, "stationary operand", loc));
   const nl::tile mv(double_row_operand(t, moving, "moving operand", loc));

@@ -5,11 +5,9 @@
 namespace nki::isa {
 
 nc_version get_nc_version(std::source_location loc) {
-  Trace& t = Trace::current("get_nc_version", loc);
-  // Recorded in the IR (and so in its text and compile key): a body that branches on the
-  // answer traces differently per generation and must not share an artifact across them.
-  t.ir().nc_version = t.nc_version();
-  return static_cast<nc_version>(t.nc_version());
+  // Trace::nc_version records the answer in the IR (its text and compile key): a body that
+  // branches on it traces differently per generation and must not share an artifact across them.
+  return static_cast<nc_version>(Trace::current("get_nc_version", loc).nc_version());
 }
 
 int get_nc_sub_version(std::source_location loc) {

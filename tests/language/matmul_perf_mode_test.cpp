@@ -111,3 +111,16 @@ TEST_CASE("isa::nc_matmul with a result dtype other than fp32 is err_unsupported
                            "isa::nc_matmul with dtype=bf16: the result accumulates in PSUM as fp32",
                            line));
 }
+
+TEST_CASE("isa::nc_matmul double_row depends on the target: a trace for trn2 does not serve a launch on trn1") {
+  const nki::Kernel k = double_row_matmul();
+  const nki::sim::Device trn2("trn2", 1), trn1("trn1", 1);
+  const auto args = [](const nki::sim::Device& d) {
+    return std::vector<nki::Tensor>{nki::Tensor({8, 2, 4}, DType::fp8_e4m3, d), nki::Tensor({8, 2, 4}, DType::fp8_e4m3, d)};
+  };
+  const nki::LaunchResult ok = lt::run_on(k, lt::no_grid(), nki::Executor::reference, args(trn2));
+  CHECK(ok.ir_text.find("  traced for nc_version gen3\n") != std::string::npos);
+  const std::string msg = test::user_error_of([&] { lt::run_on(k, lt::no_grid(), nki::Executor::reference, args(trn1)); });
+  CHECK(msg.find("err_unsupported_perf_mode: isa::nc_matmul with perf_mode double_row needs NeuronCore-v3 or newer "
+                 "(trn2, trn3); the target is gen2") != std::string::npos);
+}

@@ -29,8 +29,15 @@ class Trace {
 
   ir::KernelIR& ir() { return ir_; }
   const std::vector<std::int64_t>& grid() const { return grid_; }
-  /** The NeuronCore generation of the target this trace is for (2: trn1/inf2, 3: trn2, 4: trn3). */
-  int nc_version() const { return nc_version_; }
+  /**
+   * The NeuronCore generation of the target this trace is for (2: trn1/inf2, 3: trn2, 4: trn3).
+   * Asking records it in the IR: whatever the body does next may depend on it, so the trace
+   * (and its artifact) is then kept per generation.
+   */
+  int nc_version() {
+    ir_.nc_version = nc_version_;
+    return nc_version_;
+  }
 
   int add_tensor(std::string name, Shape shape, DType dtype, ir::Memory memory, SourceLoc loc);
   int add_tile(Shape shape, DType dtype, ir::Memory memory = ir::Memory::sbuf);

@@ -44,10 +44,14 @@ std::shared_ptr<const TracedKernel> Kernel::trace(const std::vector<Shape>& shap
   const std::vector<std::int64_t> logical = grid.logical_shape();
   std::string key;
   for (std::size_t i = 0; i < shapes.size(); ++i) key += fmt::format("{}{};", dtype_name(dtypes[i]), shape_str(shapes[i]));
-  key += "grid" + shape_str(logical) + fmt::format("nc{}", nc_version);
+  key += "grid" + shape_str(logical);
+  // A body that never asks for the target (isa::get_nc_version) traces the same for every
+  // generation and is kept under `key`; one that asks, under its generation's key.
+  const std::string generation_key = key + fmt::format("nc{}", nc_version);
 
   std::lock_guard lock(s.mu);  // the user's body need not be re-entrant
-  if (auto it = s.traces.find(key); it != s.traces.end()) return it->second;
+  for (const std::string& k : {key, generation_key})
+    if (auto it = s.traces.find(k); it != s.traces.end()) return it->second;
 
   Trace trace(s.name, logical, nc_version);
   std::vector<language::tensor> params;
@@ -73,7 +77,7 @@ std::shared_ptr<const TracedKernel> Kernel::trace(const std::vector<Shape>& shap
   traced->text = ir::print(*traced->ir);
   traced->hash = ir::hash_text(traced->text);
   traced->unproven = std::move(unproven);
-  s.traces.emplace(key, traced);
+  s.traces.emplace(traced->ir->nc_version == 0 ? key : generation_key, traced);
   return traced;
 }
 
