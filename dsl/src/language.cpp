@@ -860,6 +860,7 @@ std::pair<std::int64_t, std::int64_t> index_range(Trace& t, const ir::IndexExpr&
       case ir::Sym::Kind::axis: extent = e.shape.at(i); break;
       case ir::Sym::Kind::loop: extent = t.ir().loops.at(i).trip; break;
       case ir::Sym::Kind::program_id: extent = t.grid().at(i); break;
+      case ir::Sym::Kind::rank: extent = t.world_size(); break;
     }
     const std::int64_t last = term.coeff * (extent - 1);
     lo += std::min<std::int64_t>(0, last);

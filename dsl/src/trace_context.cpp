@@ -11,8 +11,8 @@ namespace {
 thread_local Trace* current_trace = nullptr;
 }
 
-Trace::Trace(std::string kernel, std::vector<std::int64_t> grid, int nc_version)
-    : grid_(std::move(grid)), nc_version_(nc_version), previous_(current_trace) {
+Trace::Trace(std::string kernel, std::vector<std::int64_t> grid, int nc_version, int world_size)
+    : grid_(std::move(grid)), nc_version_(nc_version), world_size_(world_size), previous_(current_trace) {
   ir_.name = std::move(kernel);
   ir_.grid_rank = static_cast<int>(grid_.size());
   current_trace = this;

@@ -911,3 +911,4 @@ void memset(const nl::access& dst, double value, std::source_location loc = std:
 #include "nki/isa_index_ops.h"  // IWYU pragma: export
 
 #include "nki/dma.h"  // IWYU pragma: export (DMA instructions and gathers)
+#include "nki/kernel_collectives.h"  // IWYU pragma: export (nki.collectives: rank_id and collectives inside kernels)

@@ -16,8 +16,11 @@ namespace nki {
  */
 class Trace {
  public:
-  /** `nc_version`: the NeuronCore generation of the target traced for (isa::get_nc_version). */
-  Trace(std::string kernel, std::vector<std::int64_t> grid, int nc_version = 3);
+  /**
+   * `nc_version`: the NeuronCore generation of the target traced for (isa::get_nc_version);
+   * `world_size`: the ranks of the world launch traced for (rank_id() ranges over [0, world_size)).
+   */
+  Trace(std::string kernel, std::vector<std::int64_t> grid, int nc_version = 3, int world_size = 1);
   ~Trace();
   Trace(const Trace&) = delete;
   Trace& operator=(const Trace&) = delete;
@@ -29,6 +32,8 @@ class Trace {
 
   ir::KernelIR& ir() { return ir_; }
   const std::vector<std::int64_t>& grid() const { return grid_; }
+  /** The ranks of the world traced for (1: a plain launch). */
+  int world_size() const { return world_size_; }
   /**
    * The NeuronCore generation of the target this trace is for (2: trn1/inf2, 3: trn2, 4: trn3).
    * Asking records it in the IR: whatever the body does next may depend on it, so the trace
@@ -74,6 +79,7 @@ class Trace {
   ir::KernelIR ir_;
   std::vector<std::int64_t> grid_;
   int nc_version_;
+  int world_size_;
   std::vector<int> open_loops_;
   std::vector<int> open_loop_ops_;  ///< body index of each open loop's LoopOp
   std::vector<int> tile_scope_, tensor_scope_;

@@ -9,6 +9,8 @@ std::vector<int> count_stores(const KernelIR& k) {
     if (const auto* s = std::get_if<StoreOp>(&op)) ++n[static_cast<std::size_t>(s->dst.tensor)];
     else if (const auto* r = std::get_if<RegisterOp>(&op); r && r->kind == RegisterOp::Kind::store)
       ++n[static_cast<std::size_t>(r->mem.tensor)];  // register_store writes the tensor too
+    else if (const auto* c = std::get_if<CollectiveOp>(&op))
+      for (int d : c->dsts) ++n[static_cast<std::size_t>(d)];  // so does a collective, each dst whole
   return n;
 }
 

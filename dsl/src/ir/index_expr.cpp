@@ -69,7 +69,7 @@ IndexExpr scale(const IndexExpr& a, std::int64_t k) {
 }
 
 std::int64_t evaluate(const IndexExpr& e, std::span<const std::int64_t> pid, std::span<const std::int64_t> loop,
-                      std::span<const std::int64_t> coord) {
+                      std::span<const std::int64_t> coord, std::int64_t rank) {
   std::int64_t v = e.constant;
   for (const Term& t : e.terms) {
     const auto i = static_cast<std::size_t>(t.sym.index);
@@ -77,9 +77,26 @@ std::int64_t evaluate(const IndexExpr& e, std::span<const std::int64_t> pid, std
       case Sym::Kind::program_id: v += t.coeff * pid[i]; break;
       case Sym::Kind::loop: v += t.coeff * loop[i]; break;
       case Sym::Kind::axis: v += e.shape[i] == 1 ? 0 : t.coeff * coord[i]; break;
+      case Sym::Kind::rank: v += t.coeff * rank; break;
     }
   }
   return v;
+}
+
+bool has_symbol(const IndexExpr& e, Sym::Kind k) {
+  for (const Term& t : e.terms)
+    if (t.sym.kind == k) return true;
+  return false;
+}
+
+IndexExpr bake_rank(const IndexExpr& e, std::int64_t rank) {
+  IndexExpr out = e;
+  out.terms.clear();
+  for (const Term& t : e.terms) {
+    if (t.sym.kind == Sym::Kind::rank) out.constant += t.coeff * rank;
+    else out.terms.push_back(t);
+  }
+  return out;
 }
 
 std::string to_string(const IndexExpr& e, const char* axis_prefix) {
@@ -96,6 +113,7 @@ std::string to_string(const IndexExpr& e, const char* axis_prefix) {
   for (const Term& t : e.terms) {
     const std::string name = t.sym.kind == Sym::Kind::program_id ? fmt::format("pid{}", t.sym.index)
                              : t.sym.kind == Sym::Kind::loop     ? fmt::format("l{}", t.sym.index)
+                             : t.sym.kind == Sym::Kind::rank     ? std::string("rank")
                                                                  : fmt::format("{}{}", axis_prefix, t.sym.index);
     append(t.coeff, name);
   }

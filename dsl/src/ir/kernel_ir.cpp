@@ -311,11 +311,24 @@ struct Reads {
     if (op.indices >= 0) out.push_back(op.indices);
     add_tile(out, op.fallback);
   }
+  void operator()(const CollectiveOp&) {}
   void operator()(const LoopOp&) {}
   void operator()(const LoopEndOp&) {}
   void operator()(const std::monostate&) {}
 };
 }  // namespace
+
+const char* collective_name(CollectiveOp::Kind k) {
+  switch (k) {
+    case CollectiveOp::Kind::all_reduce: return "all_reduce";
+    case CollectiveOp::Kind::all_gather: return "all_gather";
+    case CollectiveOp::Kind::reduce_scatter: return "reduce_scatter";
+    case CollectiveOp::Kind::all_to_all: return "all_to_all";
+    case CollectiveOp::Kind::permute: return "collective_permute";
+    case CollectiveOp::Kind::permute_implicit: return "collective_permute_implicit";
+  }
+  return "?";
+}
 
 const char* dge_mode_name(DgeMode m) {
   switch (m) {

@@ -125,6 +125,33 @@ struct OpPrinter {
     return fmt::format("%t{} = gather %t{}[{}] else {}{}{} : {}", op.result, op.data, src, operand_str(op.fallback),
                        op.oob_error ? " oob_error" : "", engine_str(op.engine), tile_type(k, op.result));
   }
+  std::string operator()(const CollectiveOp& op) const {
+    auto names = [&](const std::vector<int>& ids) {
+      std::vector<std::string> out;
+      for (int id : ids) out.push_back("%" + k.tensors.at(static_cast<std::size_t>(id)).name);
+      return fmt::format("[{}]", fmt::join(out, ", "));
+    };
+    std::string group;
+    if (!op.pairs.empty()) {
+      std::vector<std::string> ps;
+      for (const auto& [s, t] : op.pairs) ps.push_back(fmt::format("({},{})", s, t));
+      group = fmt::format(" pairs [{}]", fmt::join(ps, ","));
+    } else if (!op.group.axes.empty()) {
+      group = fmt::format(" over axes {{{}}}", fmt::join(op.group.axes, ","));
+    } else if (!op.group.groups.empty()) {
+      std::vector<std::string> gs;
+      for (const auto& g : op.group.groups) gs.push_back(fmt::format("[{}]", fmt::join(g, ",")));
+      group = fmt::format(" over groups [{}]", fmt::join(gs, ","));
+    } else {
+      group = " over all ranks";
+    }
+    const bool reduces = op.kind == CollectiveOp::Kind::all_reduce || op.kind == CollectiveOp::Kind::reduce_scatter;
+    const bool has_dim = op.kind == CollectiveOp::Kind::all_gather || op.kind == CollectiveOp::Kind::reduce_scatter ||
+                         op.kind == CollectiveOp::Kind::all_to_all;
+    return fmt::format("{} = {}{}{} {}{}", names(op.dsts), collective_name(op.kind),
+                       reduces ? fmt::format(" {}", reduce_name(op.op)) : "",
+                       has_dim ? fmt::format(" dim {}", op.dim) : "", names(op.srcs), group);
+  }
   std::string operator()(const LoopOp& op) const {
     const LoopInfo& l = k.loops.at(op.loop);
     auto bound = [](int reg, std::int64_t v) { return reg >= 0 ? fmt::format("%r{}", reg) : std::to_string(v); };
@@ -158,6 +185,7 @@ std::string tensor_str(const TensorDecl& t) {
 std::string print(const KernelIR& k) {
   std::string out = fmt::format("kernel {} (grid rank {})\n", k.name, k.grid_rank);
   if (k.nc_version != 0) out += fmt::format("  traced for nc_version gen{}\n", k.nc_version);
+  if (k.baked_rank >= 0) out += fmt::format("  baked for rank {}\n", k.baked_rank);
   for (const TensorDecl& t : k.tensors) out += "  " + tensor_str(t) + "\n";
   const LoopNest nest(k);
   for (std::size_t i = 0; i < k.body.size(); ++i)  // a loop's markers line up with the ops around it

@@ -25,6 +25,7 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
 struct Validator {
   const KernelIR& k;
   const std::vector<std::int64_t>& grid;
+  int world_size;  ///< rank_id() ranges over [0, world_size)
   const LoopNest& nest;
   std::vector<int> tensor_scope;         ///< loop each tensor was allocated in (-1: top level / HBM)
   std::size_t position = 0;              ///< body index of the op being checked
@@ -39,6 +40,7 @@ struct Validator {
       case Sym::Kind::program_id: return grid.at(static_cast<std::size_t>(s.index));
       case Sym::Kind::loop: return k.loops.at(static_cast<std::size_t>(s.index)).trip;
       case Sym::Kind::axis: return shape.at(static_cast<std::size_t>(s.index));
+      case Sym::Kind::rank: return world_size;
     }
     return 1;
   }
@@ -270,6 +272,7 @@ struct Validator {
   void operator()(const QuantizeMxOp& op) const { check_tile(op.result, "isa::quantize_mx", op.loc); }
   void operator()(const MatmulMxOp& op) const { check_tile(op.result, "isa::nc_matmul_mx", op.loc); }
   void operator()(const GatherOp& op) const { check_tile(op.result, op.label, op.loc); }
+  void operator()(const CollectiveOp&) const {}  // checked where it is traced and, for its groups, at launch
   void operator()(const LoopOp&) const {}
   void operator()(const LoopEndOp&) const {}
   void operator()(const std::monostate&) const {}
@@ -277,13 +280,13 @@ struct Validator {
 
 }  // namespace
 
-std::vector<std::size_t> validate(const KernelIR& k, const std::vector<std::int64_t>& grid) {
+std::vector<std::size_t> validate(const KernelIR& k, const std::vector<std::int64_t>& grid, int world_size) {
   if (static_cast<int>(grid.size()) < k.grid_rank) {
     throw InternalError(fmt::format("validate: grid of rank {} for a kernel traced at rank {}", grid.size(),
                                     k.grid_rank));
   }
   const LoopNest nest(k);
-  Validator v{k, grid, nest, std::vector<int>(k.tensors.size(), -1)};
+  Validator v{k, grid, world_size, nest, std::vector<int>(k.tensors.size(), -1)};
   for (std::size_t i = 0; i < k.body.size(); ++i) {
     v.position = i;
     if (const auto* a = std::get_if<AllocOp>(&k.body[i]))

@@ -18,6 +18,7 @@ struct Sym {
     program_id,  ///< program_id(index): a runtime value of the launch
     axis,        ///< the coordinate along dimension `index` of the index's shape (from arange)
     loop,        ///< the variable of loop `index` (affine_range / sequential_range)
+    rank,        ///< rank_id(): the world rank running the instance, a runtime value (index 0)
   };
   Kind kind;
   int index;
@@ -63,11 +64,16 @@ IndexExpr scale(const IndexExpr& a, std::int64_t k);
 std::string to_string(const IndexExpr& e, const char* axis_prefix = "i");
 
 /**
- * The value of `e` for program ids `pid`, loop variables `loop` and tile coordinate `coord`
- * (an axis whose size in e.shape is 1 broadcasts: it contributes 0).
+ * The value of `e` for program ids `pid`, loop variables `loop`, tile coordinate `coord`
+ * (an axis whose size in e.shape is 1 broadcasts: it contributes 0) and world rank `rank`.
  */
 std::int64_t evaluate(const IndexExpr& e, std::span<const std::int64_t> pid, std::span<const std::int64_t> loop,
-                      std::span<const std::int64_t> coord);
+                      std::span<const std::int64_t> coord, std::int64_t rank = 0);
+
+/** Whether `e` has a term in a symbol of kind `k`. */
+bool has_symbol(const IndexExpr& e, Sym::Kind k);
+/** `e` with every rank term replaced by its value at `rank` (an MPMD artifact bakes its rank in). */
+IndexExpr bake_rank(const IndexExpr& e, std::int64_t rank);
 
 /** Inclusive range of an expression when each symbol ranges over [0, extent(sym)). */
 struct IndexRange {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -65,9 +66,9 @@ struct Predicate {
   bool operator==(const Predicate&) const = default;
   /** Whether every condition holds (see evaluate()). */
   bool holds(std::span<const std::int64_t> pid, std::span<const std::int64_t> loop,
-             std::span<const std::int64_t> coord) const {
+             std::span<const std::int64_t> coord, std::int64_t rank = 0) const {
     for (const Condition& c : all) {
-      const std::int64_t v = evaluate(c.expr, pid, loop, coord);
+      const std::int64_t v = evaluate(c.expr, pid, loop, coord, rank);
       if (c.not_equal ? v == 0 : v < 0) return false;
     }
     return true;
@@ -387,6 +388,43 @@ struct RegisterOp {
   SourceLoc loc;
 };
 
+/**
+ * The ranks of a collective (nki.collectives.ReplicaGroup): explicit groups of world ranks, or
+ * the axes of the launch's mesh (sub-axes as AxisRef writes them, e.g. `"y":(1)2`), turned
+ * into groups when the mesh is known (at launch, or by `nki compile --mesh`). Neither: one
+ * group of every rank. In a kernel baked for one rank (KernelIR::baked_rank, MPMD) `groups`
+ * holds only that rank's own group, as a per-rank process group resolves.
+ */
+struct ReplicaGroupSpec {
+  std::vector<std::vector<int>> groups;
+  std::vector<std::string> axes;
+  bool operator==(const ReplicaGroupSpec&) const = default;
+};
+
+/**
+ * A collective among ranks (nki.collectives), on whole tensors of one memory (HBM, or SBUF
+ * for the reducing and gathering kinds), one src and one dst per coalesced buffer. The
+ * executor performs it itself in program order: it blocks until every rank of its group has
+ * reached the same collective, then writes each dst from the group's srcs (docs/reference.md,
+ * "Collectives inside kernels"). Reductions are host collectives' (fp32, group order).
+ * all_reduce: dst = op over the group's src. all_gather: dst = the group's srcs concatenated
+ * along `dim`. reduce_scatter: dst = part p (along `dim`) of the reduction, p the rank's
+ * position. all_to_all: dst = part p of every member's src, concatenated along `dim`.
+ * permute: dst = the src of the rank's source in `pairs` (unchanged when it has none);
+ * permute_implicit: the ring of each group, from the predecessor.
+ */
+struct CollectiveOp {
+  enum class Kind : std::uint8_t { all_reduce, all_gather, reduce_scatter, all_to_all, permute, permute_implicit };
+  Kind kind = Kind::all_reduce;
+  std::vector<int> srcs, dsts;  ///< tensor ids
+  ReduceKind op = ReduceKind::sum;  ///< sum, max or min (nl.add / nl.maximum / nl.minimum)
+  int dim = 0;                   ///< collective_dim
+  ReplicaGroupSpec group;
+  std::vector<std::pair<int, int>> pairs;  ///< permute: (source, target) world ranks
+  SourceLoc loc;
+};
+const char* collective_name(CollectiveOp::Kind k);
+
 /** nl.device_print: the executor prints `prefix` and the values of `tile` (docs/reference.md, "device_print"). */
 struct PrintOp {
   std::string prefix;
@@ -421,6 +459,7 @@ struct LoopEndOp {
   X(RegisterOp)       \
   X(PrintOp)          \
   X(GatherOp)         \
+  X(CollectiveOp)     \
   X(LoopOp)           \
   X(LoopEndOp)
 
@@ -487,7 +526,20 @@ struct KernelIR {
   /// 0: it never asked, so one trace serves every target.
   int nc_version = 0;
   int registers = 0;                ///< number of registers (RegisterOp, dynamic loops); per instance, start 0
+  /// MPMD: the world rank this IR was baked for (rank terms are constants, each collective's
+  /// group is the rank's own); -1: SPMD, the rank is a run-time value.
+  int baked_rank = -1;
 };
+
+/** Whether any index of the kernel reads rank_id(). */
+bool reads_rank(const KernelIR& k);
+/**
+ * The kernel as one rank runs it in MPMD mode: every rank term a constant, every collective's
+ * group that rank's own (`own_groups[i]` for the i-th CollectiveOp, world ranks in group order;
+ * a permute keeps its pairs), baked_rank set. The printed text, and so the cache key, differs
+ * per rank.
+ */
+KernelIR bake_rank(const KernelIR& k, int rank, const std::vector<std::vector<int>>& own_groups);
 
 /** The tile ids an op reads (operands that are tiles). */
 std::vector<int> tiles_read(const Op& op);

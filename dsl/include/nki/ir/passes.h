@@ -22,12 +22,12 @@ std::vector<int> count_stores(const KernelIR& k);
  * Rejects what the hardware or NKI forbids, with the NKI error name, the kernel,
  * the user's file:line and the values: a tile of more than 128 partitions, a 1-D
  * arange used as an index, an access out of bounds for the launch grid `grid`
- * (logical size per axis).
+ * (logical size per axis) and a world of `world_size` ranks (rank_id()).
  *
  * Returns the body indices of masked loads and stores whose bounds it could not prove or
  * refute from the mask (a `!=` or multi-axis condition, or too many launch and loop values
  * to enumerate): the launch checks those at run time (runtime/launch/src/bounds_check.cpp).
  */
-std::vector<std::size_t> validate(const KernelIR& k, const std::vector<std::int64_t>& grid);
+std::vector<std::size_t> validate(const KernelIR& k, const std::vector<std::int64_t>& grid, int world_size = 1);
 
 }  // namespace nki::ir
