@@ -389,6 +389,7 @@ class CoreScheduler {
         queue_free_(4 + static_cast<std::size_t>(t.dma_queues), 0.0) {}
 
   void run_instances() {
+    rank_ = out_.rank;
     for (std::size_t i = 0; i < out_.instances.size(); ++i) {
       pid_ = out_.instances[i];
       instance_ = static_cast<std::int32_t>(i);
@@ -417,6 +418,7 @@ class CoreScheduler {
   CoreProfile& out_;
   bool keep_;
   std::vector<std::int64_t> pid_, loop_;
+  std::int64_t rank_ = 0;
   std::int32_t instance_ = 0;
   std::vector<double> tile_end_;
   std::vector<int> tile_queue_;
@@ -507,7 +509,7 @@ class CoreScheduler {
       std::int64_t flat = 0;
       const std::vector<std::int64_t> none;
       for (std::size_t d = 0; d < op.mem.indices.size(); ++d)
-        flat = flat * t.shape[d] + ir::evaluate(op.mem.indices[d], pid_, loop_, none);
+        flat = flat * t.shape[d] + ir::evaluate(op.mem.indices[d], pid_, loop_, none, rank_);
       const auto v = static_cast<std::int64_t>(t.values[static_cast<std::size_t>(flat)]);
       set_reg(op.dst, static_cast<std::int32_t>(static_cast<std::uint32_t>(v)));
     }
@@ -533,7 +535,7 @@ class CoreScheduler {
           (term.coeff >= 0 ? hi : lo) += term.coeff * ext;
         } else {
           const auto& vals = term.sym.kind == ir::Sym::Kind::loop ? loop_ : pid_;
-          const std::int64_t v = term.coeff * vals.at(static_cast<std::size_t>(term.sym.index));
+          const std::int64_t v = term.coeff * (term.sym.kind == ir::Sym::Kind::rank ? rank_ : vals.at(static_cast<std::size_t>(term.sym.index)));
           lo += v;
           hi += v;
         }
@@ -735,6 +737,7 @@ ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores
     if (c.instances.empty()) continue;
     CoreProfile& cp = rep.cores.emplace_back();
     cp.nc = c.nc;
+    cp.rank = c.rank;
     cp.instances = c.instances;
     CoreScheduler(k, nest, t, instr, has, fused, share, cp, keep_events).run_instances();
   }

@@ -180,8 +180,9 @@ void build_entry(const fs::path& entry, const CompileRequest& r, const std::stri
   fs::create_directories(tmp);
   try {
     std::string lowered;
-    const KernelPlan plan =
+    KernelPlan plan =
         build_kernel_object(*r.ir, r.pid_base, r.layer_unroll_factor, (tmp / "kernel.o").string(), &lowered);
+    plan.rank = r.rank;  // MPMD: rank_id is this constant
     link_shared_object(tmp / "kernel.o", tmp / "kernel.so");
     fs::remove(tmp / "kernel.o");
     const std::string plan_text = plan_to_json(plan);
@@ -190,10 +191,11 @@ void build_entry(const fs::path& entry, const CompileRequest& r, const std::stri
     write_file(tmp / "ir.txt", r.text);
     write_file(tmp / "lowered.stmt", lowered);
     nlohmann::ordered_json options = {{"kernel", r.ir->name},
-                                      {"mode", r.pid_base.empty() ? "spmd" : "mpmd"},
+                                      {"mode", r.rank < 0 ? "spmd" : "mpmd"},
                                       {"target", r.target},
                                       {"pid_base", r.pid_base},
                                       {"rank", r.rank},
+                                      {"mesh", r.mesh},
                                       {"layer_unroll_factor", r.layer_unroll_factor},
                                       {"halide", halide_version()},
                                       {"project", NKI_PROJECT_VERSION}};
@@ -262,8 +264,9 @@ std::string cache_key_text(const CompileRequest& r) {
   // Everything that changes the artifact, nothing that varies between ranks of one SPMD world.
   std::string s = fmt::format("nki {} lowering {}\nhalide {}\nhost {}\ntarget {}\nmode {}\n", NKI_PROJECT_VERSION,
                               kLoweringRevision, halide_version(), artifact_target_string(), r.target,
-                              r.pid_base.empty() ? "spmd" : "mpmd");
-  if (!r.pid_base.empty()) s += fmt::format("rank {}\npid_base {}\n", r.rank, fmt::join(r.pid_base, ","));
+                              r.rank < 0 ? "spmd" : "mpmd");
+  if (r.rank >= 0) s += fmt::format("rank {}\npid_base {}\n", r.rank, fmt::join(r.pid_base, ","));
+  if (!r.mesh.empty()) s += fmt::format("mesh {}\n", r.mesh);
   s += fmt::format("layer_unroll_factor {}\n", r.layer_unroll_factor);
   return s + r.text;
 }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "halide_lowering.h"
+#include "core/rank_link.h"
 #include "kernel_abi.h"
 #include "nki/error.h"
 #include "storage_type.h"
@@ -60,6 +61,7 @@ class CompiledRunner final : public CoreRunner {
       return;
     }
     pid_.assign(pid.begin(), pid.end());
+    rank32_ = link_ != nullptr ? link_->rank() : 0;
     std::fill(regs_.begin(), regs_.end(), 0);  // every instance's registers start at 0 (never batched: count 1)
     for (int a = 0; a < ir_.grid_rank; ++a) {
       const std::int64_t base = plan_.pid_base.empty() ? 0 : plan_.pid_base[static_cast<std::size_t>(a)];
@@ -115,6 +117,7 @@ class CompiledRunner final : public CoreRunner {
         case StepPlan::Kind::call: call_step(s, count); break;
         case StepPlan::Kind::reg: register_step(step); break;
         case StepPlan::Kind::print: print_step(step); break;
+        case StepPlan::Kind::collective: collective_step(step); break;
       }
     }
   }
@@ -155,6 +158,16 @@ class CompiledRunner final : public CoreRunner {
     prints_.push_back({pid_, ir::device_print_line(op.prefix, pid_, ti.dtype, ti.shape, values)});
   }
 
+  /** A collective: the rank link meets the group's other ranks and writes the dsts. */
+  void collective_step(const StepPlan& step) {
+    const auto& op = std::get<ir::CollectiveOp>(ir_.body[static_cast<std::size_t>(step.op)]);
+    if (link_ == nullptr) throw InternalError("a collective ran on a core with no rank link");
+    std::vector<TensorBinding> srcs, dsts;
+    for (int t : op.srcs) srcs.push_back(tensors_[static_cast<std::size_t>(t)]);
+    for (int t : op.dsts) dsts.push_back(tensors_[static_cast<std::size_t>(t)]);
+    link_->collective(ir_, step.op, srcs, dsts, pid_);
+  }
+
   /** A register instruction: moves between registers, or one element of a tensor to or from one. */
   void register_step(const StepPlan& step) {
     const auto& op = std::get<ir::RegisterOp>(ir_.body[static_cast<std::size_t>(step.op)]);
@@ -164,21 +177,30 @@ class CompiledRunner final : public CoreRunner {
       return;
     }
     const TensorBinding& t = tensors_[static_cast<std::size_t>(op.mem.tensor)];
-    std::int64_t offset = 0;  // validated in bounds: every index is a constant, program id or loop variable
-    for (std::size_t d = 0; d < op.mem.indices.size(); ++d) {
-      const ir::IndexExpr& e = op.mem.indices[d];
+    // validated in bounds: every index is a constant, program id, rank or loop variable
+    std::byte* at = t.data + first_element_offset(op.mem, t, step) * dtype_bytes(t.dtype);
+    if (op.kind == ir::RegisterOp::Kind::load) reg(op.dst) = ir::register_from_element(at, t.dtype);
+    else ir::register_to_element(at, t.dtype, reg(op.src));
+  }
+
+  /** The element offset of tile coordinate 0 of access `a` into `t` for the current instance (the step's loop shift applied). */
+  std::int64_t first_element_offset(const ir::Access& a, const TensorBinding& t, const StepPlan& step) const {
+    std::int64_t offset = 0;
+    for (std::size_t d = 0; d < a.indices.size(); ++d) {
+      const ir::IndexExpr& e = a.indices[d];
       std::int64_t v = e.constant;
       for (const ir::Term& term : e.terms) {
-        if (term.sym.kind == ir::Sym::Kind::program_id) v += term.coeff * pid_[static_cast<std::size_t>(term.sym.index)];
-        else if (term.sym.kind == ir::Sym::Kind::loop)
-          v += term.coeff * (loop32_[static_cast<std::size_t>(term.sym.index)] +
-                             (term.sym.index == step.shift_loop ? step.shift : 0));
+        const auto i = static_cast<std::size_t>(term.sym.index);
+        switch (term.sym.kind) {
+          case ir::Sym::Kind::program_id: v += term.coeff * pid_[i]; break;
+          case ir::Sym::Kind::loop: v += term.coeff * (loop32_[i] + (term.sym.index == step.shift_loop ? step.shift : 0)); break;
+          case ir::Sym::Kind::rank: v += term.coeff * rank32_; break;
+          case ir::Sym::Kind::axis: break;
+        }
       }
       offset += v * t.strides[d];
     }
-    std::byte* at = t.data + offset * dtype_bytes(t.dtype);
-    if (op.kind == ir::RegisterOp::Kind::load) reg(op.dst) = ir::register_from_element(at, t.dtype);
-    else ir::register_to_element(at, t.dtype, reg(op.src));
+    return offset;
   }
 
   void fill(int tensor) {
@@ -193,17 +215,7 @@ class CompiledRunner final : public CoreRunner {
     if (step.store >= 0) {
       const ir::StoreOp& store = std::get<ir::StoreOp>(ir_.body[static_cast<std::size_t>(step.store)]);
       const TensorBinding& o = tensors_[static_cast<std::size_t>(store.dst.tensor)];
-      std::int64_t offset = 0;  // where tile coordinate 0 of the first instance lands
-      for (std::size_t d = 0; d < store.dst.indices.size(); ++d) {
-        const ir::IndexExpr& e = store.dst.indices[d];
-        std::int64_t v = e.constant;
-        for (const ir::Term& t : e.terms) {
-          if (t.sym.kind == ir::Sym::Kind::program_id) v += t.coeff * pid_[static_cast<std::size_t>(t.sym.index)];
-          else if (t.sym.kind == ir::Sym::Kind::loop)
-            v += t.coeff * (loop32_[static_cast<std::size_t>(t.sym.index)] + (t.sym.index == step.shift_loop ? step.shift : 0));
-        }
-        offset += v * o.strides[d];
-      }
+      const std::int64_t offset = first_element_offset(store.dst, o, step);  // where tile coordinate 0 of the first instance lands
       b.out.host = reinterpret_cast<uint8_t*>(o.data + offset * dtype_bytes(o.dtype));
       b.out_dims.back().extent = static_cast<int32_t>(count);
     }
@@ -211,6 +223,7 @@ class CompiledRunner final : public CoreRunner {
     std::size_t n = 0;
     for (halide_buffer_t& in : b.in) args[n++] = &in;
     for (int a = 0; a < ir_.grid_rank; ++a) args[n++] = &pid32_[a];
+    args[n++] = &rank32_;
     for (int32_t& l : loop32_) args[n++] = &l;
     args[n++] = &b.out;
     gather_fault() = {};
@@ -255,6 +268,7 @@ class CompiledRunner final : public CoreRunner {
   std::vector<Bound> bound_;
   std::vector<std::int64_t> pid_;
   int32_t pid32_[16] = {};
+  int32_t rank32_ = 0;  ///< rank_id() of the instances (the rank link's)
   std::vector<int32_t> loop32_;
   std::vector<std::int32_t> regs_;  ///< the instance's registers
   std::vector<DevicePrint> prints_;  ///< nl.device_print lines not yet taken
@@ -301,6 +315,10 @@ class CompiledProgram final : public Program {
             step.shift_loop < -1 || (step.shift_loop >= 0 && static_cast<std::size_t>(step.shift_loop) >= ir_->loops.size()) ||
             step.shift < 0 || (step.shift_loop >= 0 && step.shift >= ir_->loops[static_cast<std::size_t>(step.shift_loop)].trip))
           throw std::runtime_error(fmt::format("step {} is a malformed register instruction", s));
+      } else if (step.kind == StepPlan::Kind::collective) {
+        if (step.op < 0 || static_cast<std::size_t>(step.op) >= ir_->body.size() ||
+            !std::holds_alternative<ir::CollectiveOp>(ir_->body[static_cast<std::size_t>(step.op)]))
+          throw std::runtime_error(fmt::format("step {} is a malformed collective", s));
       } else if (step.kind == StepPlan::Kind::print) {
         if (step.op < 0 || static_cast<std::size_t>(step.op) >= ir_->body.size() ||
             !std::holds_alternative<ir::PrintOp>(ir_->body[static_cast<std::size_t>(step.op)]) || step.scratch < 0 ||

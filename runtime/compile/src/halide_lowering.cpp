@@ -271,6 +271,7 @@ class Lowerer {
 
   const Var& batch() const { return j_; }
   const std::vector<Halide::Param<int32_t>>& pids() const { return pids_; }
+  const Halide::Param<int32_t>& rank() const { return rank_; }
   const std::vector<Halide::Param<int32_t>>& loops() const { return loops_; }
   std::map<int, Halide::ImageParam>& inputs() { return inputs_; }
 
@@ -312,6 +313,7 @@ class Lowerer {
       switch (t.sym.kind) {
         case ir::Sym::Kind::program_id: s = pid(t.sym.index); break;
         case ir::Sym::Kind::loop: s = loop_value(t.sym.index); break;
+        case ir::Sym::Kind::rank: s = rank_; break;
         case ir::Sym::Kind::axis: s = e.shape[static_cast<std::size_t>(t.sym.index)] == 1 ? Expr(0) : c[static_cast<std::size_t>(t.sym.index)]; break;
       }
       v = v + static_cast<int>(t.coeff) * s;
@@ -379,6 +381,7 @@ class Lowerer {
   const ir::KernelIR& k_;
   std::vector<Func> tiles_;
   std::vector<Halide::Param<int32_t>> pids_, loops_;
+  Halide::Param<int32_t> rank_{"rank"};  ///< rank_id(): a run-time value (an MPMD kernel has it baked in)
   std::map<int, Halide::ImageParam> inputs_;
   std::vector<std::int64_t> pid_base_;  ///< MPMD: constants baked in; the parameter is pid - base
   std::vector<int> loop_shift_;
@@ -585,7 +588,7 @@ class KernelBuilder {
         batchable_ = false;
       if (const auto* s = std::get_if<ir::StoreOp>(&op); s && (!s->mask.empty() || s->accumulate)) batchable_ = false;
       if (std::holds_alternative<ir::AllocOp>(op) || std::holds_alternative<ir::RegisterOp>(op) ||
-          std::holds_alternative<ir::PrintOp>(op))
+          std::holds_alternative<ir::PrintOp>(op) || std::holds_alternative<ir::CollectiveOp>(op))
         batchable_ = false;
     }
     for (int n : stores) batchable_ = batchable_ && n <= 1;
@@ -625,6 +628,13 @@ class KernelBuilder {
         s.kind = Step::Kind::print;
         s.op = static_cast<int>(i);
         s.scratch = tile_scratch_.at(static_cast<std::size_t>(pr->tile));
+        steps_.push_back(std::move(s));
+        continue;
+      }
+      if (std::holds_alternative<ir::CollectiveOp>(op)) {  // the executor meets the other ranks itself
+        Step s;
+        s.kind = Step::Kind::collective;
+        s.op = static_cast<int>(i);
         steps_.push_back(std::move(s));
         continue;
       }
@@ -684,6 +694,9 @@ class KernelBuilder {
       if (const auto* a = std::get_if<ir::AllocOp>(&op); a && a->tensor == load.src.tensor) return false;
       if (const auto* r = std::get_if<ir::RegisterOp>(&op);
           r && r->kind == ir::RegisterOp::Kind::store && r->mem.tensor == load.src.tensor)
+        return false;
+      if (const auto* c = std::get_if<ir::CollectiveOp>(&op);
+          c && std::find(c->dsts.begin(), c->dsts.end(), load.src.tensor) != c->dsts.end())
         return false;
       int here = 0;
       for (int t : ir::tiles_read(op)) here += t == load.result;
@@ -1153,11 +1166,12 @@ class KernelBuilder {
       if (!found) throw InternalError(fmt::format("{}: pipeline {} reads an unknown buffer {}", kernel, what, a.name));
     }
     for (const auto& p : low_.pids()) args.emplace_back(p);
+    args.emplace_back(low_.rank());
     for (const auto& p : low_.loops()) args.emplace_back(p);
     if (args.size() + 1 > kMaxStepArgs) {
       throw UserError("err_too_many_tensors", kernel, {},
-                      fmt::format("a step of the kernel reads {} buffers, {} program ids and {} loop variables; the "
-                                  "compiled executor passes at most {} arguments",
+                      fmt::format("a step of the kernel reads {} buffers, {} program ids, the rank and {} loop "
+                                  "variables; the compiled executor passes at most {} arguments",
                                   step.inputs.size(), low_.pids().size(), low_.loops().size(),
                                   kMaxStepArgs - 1));
     }

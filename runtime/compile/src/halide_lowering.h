@@ -12,7 +12,7 @@ namespace nki {
 
 /// Bumped whenever the lowering changes what an artifact computes or how it is called: part
 /// of the cache key, so a cache directory never serves an artifact of an older lowering.
-inline constexpr int kLoweringRevision = 7;
+inline constexpr int kLoweringRevision = 8;
 
 /// Buffers, program ids and loop variables one compiled step may take.
 inline constexpr std::size_t kMaxStepArgs = 64;

@@ -19,6 +19,7 @@ const char* kind_name(StepPlan::Kind k) {
     case StepPlan::Kind::fill: return "fill";
     case StepPlan::Kind::reg: return "register";
     case StepPlan::Kind::print: return "print";
+    case StepPlan::Kind::collective: return "collective";
   }
   return "?";
 }
@@ -29,6 +30,7 @@ StepPlan::Kind kind_of(const std::string& s) {
   if (s == "fill") return StepPlan::Kind::fill;
   if (s == "register") return StepPlan::Kind::reg;
   if (s == "print") return StepPlan::Kind::print;
+  if (s == "collective") return StepPlan::Kind::collective;
   throw std::runtime_error("unknown step kind '" + s + "'");
 }
 
@@ -75,6 +77,7 @@ std::string plan_outline(const KernelPlan& plan) {
         break;
       case StepPlan::Kind::fill: out += fmt::format("{}fill tensor{}\n", indent, s.tensor); break;
       case StepPlan::Kind::print: out += fmt::format("{}device_print op{} scratch{}\n", indent, s.op, s.scratch); break;
+      case StepPlan::Kind::collective: out += fmt::format("{}collective op{}\n", indent, s.op); break;
       case StepPlan::Kind::reg:
         out += fmt::format("{}register op{}{}\n", indent, s.op,
                            s.shift_loop >= 0 ? fmt::format("  (loop{} + {})", s.shift_loop, s.shift) : "");
@@ -93,6 +96,7 @@ std::string plan_to_json(const KernelPlan& plan) {
   nlohmann::ordered_json j;
   j["batchable"] = plan.batchable;
   j["pid_base"] = plan.pid_base;
+  j["rank"] = plan.rank;
   nlohmann::ordered_json steps = nlohmann::ordered_json::array();
   for (const StepPlan& s : plan.steps) {
     nlohmann::ordered_json x;
@@ -128,6 +132,7 @@ KernelPlan plan_from_json(const std::string& text) {
     KernelPlan plan;
     plan.batchable = j.at("batchable").get<bool>();
     plan.pid_base = integers<std::int64_t>(j.at("pid_base"), "pid_base");
+    plan.rank = j.contains("rank") ? integer<int>(j.at("rank"), "rank") : -1;
     for (const auto& x : j.at("steps")) {
       StepPlan s;
       s.kind = kind_of(x.at("kind").get<std::string>());

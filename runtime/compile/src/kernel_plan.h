@@ -17,11 +17,12 @@ struct PlanDim {
 
 /**
  * One step a core walks per instance: a compiled call, a loop marker, filling an on-chip
- * tensor, or a register instruction the executor performs itself (ir::RegisterOp). A loop
+ * tensor, or a register instruction or collective the executor performs itself (ir::RegisterOp,
+ * ir::CollectiveOp). A loop
  * marker of a dynamic loop (ir::is_dynamic) computes its trip count from registers as it starts.
  */
 struct StepPlan {
-  enum class Kind { call, loop, loop_end, fill, reg, print } kind = Kind::call;
+  enum class Kind { call, loop, loop_end, fill, reg, print, collective } kind = Kind::call;
   // call
   std::string function;     ///< the step's function in the artifact (its argv entry is function + "_argv")
   std::vector<int> inputs;  ///< buffer arguments in order: a tensor id, or -1 - scratch index
@@ -39,7 +40,7 @@ struct StepPlan {
   std::int64_t stride = 1;
   std::int64_t trip = -1;
   int tensor = -1;      ///< fill
-  int op = -1;          ///< reg / print: body index of the RegisterOp / PrintOp (print: `scratch` holds its tile)
+  int op = -1;          ///< reg / print / collective: body index of the RegisterOp / PrintOp / CollectiveOp (print: `scratch` holds its tile)
 };
 
 /** A per-core buffer holding one materialized tile (Halide type code and bits of its values). */
@@ -55,6 +56,8 @@ struct KernelPlan {
   bool batchable = false;
   /// MPMD: program ids baked in as constants (the core's first instance); the code takes pid - base.
   std::vector<std::int64_t> pid_base;
+  /// MPMD: the rank baked in (rank_id reads it); -1: SPMD, the rank is the core's at run time.
+  int rank = -1;
 };
 
 /**

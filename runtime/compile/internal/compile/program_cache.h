@@ -11,14 +11,17 @@
 
 namespace nki {
 
-/** What to compile: a traced kernel for one target, SPMD or (with a program-id base) MPMD. */
+/** What to compile: a traced kernel for one target, SPMD or (with a rank, and a program-id base) MPMD. */
 struct CompileRequest {
   std::shared_ptr<const ir::KernelIR> ir;
   std::string text;                    ///< canonical IR text
   std::string target;                  ///< the device's target name
   std::vector<std::int64_t> pid_base;  ///< MPMD: the core's program ids baked in; empty: SPMD
-  int rank = -1;                       ///< MPMD: the core (keyed); never part of an SPMD key
+  int rank = -1;                       ///< MPMD (>= 0): the core's world rank, baked in for rank_id (keyed); never part of an SPMD key
   int layer_unroll_factor = 1;         ///< unroll factor of the kernel's outermost loops (keyed)
+  /// The mesh and replica groups a kernel's axis-named collectives use (keyed when not empty;
+  /// `nki compile --mesh`, or the world launch's mesh).
+  std::string mesh;
 };
 
 struct CompileOutcome {

@@ -16,4 +16,13 @@ namespace nki {
  */
 void run_on_own_workers(std::size_t n, const std::function<void(std::size_t)>& body);
 
+/**
+ * The same on n threads of its own (std::thread), outside TBB: for bodies that wait for each
+ * other (collectives' rendezvous). A TBB worker is only lent: a host application that limits
+ * TBB's concurrency (global_control) below n, or keeps its workers busy, would leave a body
+ * that others wait for unstarted, and the rendezvous would hang. A thread of its own always
+ * runs. The bodies block while they wait (no spinning).
+ */
+void run_on_own_threads(std::size_t n, const std::function<void(std::size_t)>& body);
+
 }  // namespace nki

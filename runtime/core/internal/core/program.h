@@ -27,10 +27,14 @@ struct DevicePrint {
   std::string text;
 };
 
+class RankLink;  // core/rank_link.h
+
 /** Runs instances on one NeuronCore. Not shared between cores. */
 class CoreRunner {
  public:
   virtual ~CoreRunner() = default;
+  /** The world the core's instances run in (rank_id, collectives); set before the first batch. */
+  void set_rank_link(RankLink* link) { link_ = link; }
   /** The nl.device_print lines of the instances run so far, in the order each instance wrote them; cleared. */
   virtual std::vector<DevicePrint> take_device_prints() { return {}; }
   /**
@@ -38,6 +42,9 @@ class CoreRunner {
    * of consecutive ids; count is 1 for a grid of rank 0). Each instance behaves as if run alone.
    */
   virtual void run_batch(std::span<const std::int64_t> pid, std::int64_t count) = 0;
+
+ protected:
+  RankLink* link_ = nullptr;
 };
 
 /** A kernel ready to run on any core and any instance (SPMD: ids are runtime values). */

@@ -70,6 +70,7 @@ struct EngineUse {
 
 struct CoreProfile {
   int nc = 0;
+  int rank = 0;  ///< the world rank the core ran for (rank_id())
   std::vector<std::vector<std::int64_t>> instances;  ///< program ids, in run order
   double latency_us = 0;
   std::array<EngineUse, kEngines> engines{};
@@ -95,6 +96,7 @@ struct ProfileReport {
 struct CoreWork {
   int nc = 0;
   std::vector<std::vector<std::int64_t>> instances;
+  int rank = 0;  ///< the world rank the core runs for (rank_id(); 0 outside a world launch)
 };
 
 /**
