@@ -30,7 +30,7 @@ std::int64_t product(const Shape& s, std::size_t from, std::size_t to) {
 void run_cores(std::size_t n, const std::function<void(std::size_t, const std::function<void()>&)>& body) {
   // A core that fails leaves the rendezvous, so the others never wait for it.
   std::barrier<> rendezvous(static_cast<std::ptrdiff_t>(n));
-  run_on_own_workers(n, [&](std::size_t device) {
+  run_on_own_threads(n, [&](std::size_t device) {
     try {
       body(device, [&] { rendezvous.arrive_and_wait(); });
     } catch (...) {

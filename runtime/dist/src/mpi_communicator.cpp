@@ -1,6 +1,8 @@
 /** \file Collectives over MPI: shapes exchanged and checked everywhere, data moved per replica group. */
 #include "mpi_communicator.h"
 
+#include "mpi_support.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,8 +17,6 @@
 
 namespace nki {
 
-namespace {
-
 void check_mpi(int rc, const char* call) {
   if (rc != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING];
@@ -26,7 +26,6 @@ void check_mpi(int rc, const char* call) {
   }
 }
 
-/** MPI counts are ints: a message of more bytes is refused rather than truncated. */
 int count_of(std::size_t bytes, const char* name) {
   if (bytes > static_cast<std::size_t>(INT_MAX)) {
     collective_error(name, "err_collective_too_large",
@@ -35,6 +34,8 @@ int count_of(std::size_t bytes, const char* name) {
   }
   return static_cast<int>(bytes);
 }
+
+namespace {
 
 constexpr char kSep = '\x1f';
 
@@ -119,11 +120,26 @@ MpiCommunicator::~MpiCommunicator() {
   for (auto& [key, comms] : group_comms_)
     for (MPI_Comm& c : comms)
       if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+  for (auto& [key, c] : set_comms_) MPI_Comm_free(&c);
   MPI_Comm_free(&node_);
   MPI_Comm_free(&world_);
 }
 
 std::vector<std::string> MpiCommunicator::all_gather_text(const std::string& mine) { return all_gather_text(world_, mine); }
+
+MPI_Comm MpiCommunicator::process_set_comm(const std::vector<int>& ranks) {
+  auto it = set_comms_.find(ranks);
+  if (it != set_comms_.end()) return it->second;
+  MPI_Group world_group = MPI_GROUP_NULL, set = MPI_GROUP_NULL;
+  check_mpi(MPI_Comm_group(world_, &world_group), "MPI_Comm_group");
+  check_mpi(MPI_Group_incl(world_group, static_cast<int>(ranks.size()), ranks.data(), &set), "MPI_Group_incl");
+  MPI_Comm comm = MPI_COMM_NULL;
+  const int rc = MPI_Comm_create_group(world_, set, 0, &comm);
+  MPI_Group_free(&set);
+  MPI_Group_free(&world_group);
+  check_mpi(rc, "MPI_Comm_create_group");
+  return set_comms_.emplace(ranks, comm).first->second;
+}
 
 std::vector<std::string> MpiCommunicator::all_gather_text(MPI_Comm comm, const std::string& mine) {
   require_main_thread("mpi");

@@ -41,6 +41,14 @@ class MpiCommunicator final : public Communicator {
   std::vector<std::string> all_gather_text(const std::string& mine) override;
   void compile_in_turns(const std::filesystem::path& cache_directory, const std::function<void()>& compile) override;
 
+  MPI_Comm world_comm() const { return world_; }
+  /**
+   * The communicator of the processes `ranks` (ascending, this one among them), made on first
+   * use with MPI_Comm_create_group, which only they call: every process asks for its sets in
+   * ascending order, so two sets sharing processes are made in the same order by both.
+   */
+  MPI_Comm process_set_comm(const std::vector<int>& ranks);
+
  private:
   /** The world's buffers checked alike on every rank; the plan points at this rank's inputs. */
   CollectivePlan world_plan(const char* name, const std::vector<Tensor>& buffers, const GroupList& groups);
@@ -57,6 +65,7 @@ class MpiCommunicator final : public Communicator {
   MPI_Comm world_ = MPI_COMM_NULL, node_ = MPI_COMM_NULL;
   int rank_ = 0, ranks_ = 1;
   std::map<std::pair<GroupList, std::size_t>, std::vector<MPI_Comm>> group_comms_;  ///< by (groups, devices per rank)
+  std::map<std::vector<int>, MPI_Comm> set_comms_;                                  ///< by process set
 };
 
 }  // namespace nki

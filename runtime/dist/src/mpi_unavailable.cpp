@@ -1,4 +1,5 @@
 /** \file MpiWorld in a build without MPI: refuses, naming how to get it. */
+#include "kernel_collective_transport.h"
 #include "nki/error.h"
 #include "nki/mpi_world.h"
 
@@ -17,5 +18,8 @@ MpiWorld::~MpiWorld() = default;
 int MpiWorld::rank() const { return 0; }
 int MpiWorld::ranks() const { return 1; }
 bool MpiWorld::available() { return false; }
+
+// Without MPI the process's communicator is in-process: one process, nothing crosses.
+std::unique_ptr<KernelCollectiveTransport> make_mpi_kernel_collective_transport(Communicator&) { return nullptr; }
 
 }  // namespace nki

@@ -15,6 +15,8 @@ namespace nki {
  * A tensor sharded over a mesh (torch_xla's XLAShardedTensor): one buffer per mesh
  * device in the HBM of the tensor's sim::Device, of the padded shard shape, holding the
  * device's slice with zeros in the padding. Device id i is NeuronCore i of that device.
+ * Under MPI a process may hold only its own devices' shards (from_local_shards): devices
+ * first_local_device() .. + local_devices() - 1, local device i on NeuronCore i.
  */
 class ShardedTensor {
  public:
@@ -26,17 +28,36 @@ class ShardedTensor {
   /** The HloSharding text (torch_xla's `_get_xla_sharding_spec`); "" after clear_sharding. */
   std::string sharding_spec() const { return cleared_ ? std::string() : sharding_.str(); }
   const std::vector<ShardPlacement>& placement() const { return placement_; }
-  /** The shard buffer of `device` (a mesh device id). */
+  /** The shard buffer of `device` (a mesh device id); err_shard_not_local when this process does not hold it. */
   const Tensor& shard(int device) const;
-  /** Every shard buffer, indexed by device id (0 .. mesh size - 1). */
+  /** Every shard buffer this process holds, indexed by device id - first_local_device(). */
   const std::vector<Tensor>& shards() const { return shards_; }
-  /** A new tensor of the global shape assembled from the shards (replica 0 of each tile). */
+  /** The first mesh device whose shard this process holds (0 unless made by from_local_shards). */
+  int first_local_device() const { return first_local_; }
+  /** How many consecutive devices' shards this process holds (the mesh size unless made by from_local_shards). */
+  int local_devices() const { return static_cast<int>(shards_.size()); }
+  /** Whether this process holds the shard of `device`. */
+  bool holds(int device) const { return device >= first_local_ && device < first_local_ + local_devices(); }
+  /**
+   * A new tensor of the global shape assembled from the shards (replica 0 of each tile); every
+   * shard must be here (err_shard_not_local otherwise).
+   */
   Tensor gather() const;
+
+  /**
+   * A sharded tensor of global `shape` from the shards this process holds: `shards[i]` is mesh
+   * device first_device + i's, each of the padded shard shape and `dtype`, on one sim::Device
+   * with a NeuronCore for each (no process needs the whole tensor; a world launch under MPI
+   * takes these). Throws err_invalid_shards naming what does not fit.
+   */
+  static ShardedTensor from_local_shards(Shape shape, DType dtype, Mesh mesh, PartitionSpec spec, int first_device,
+                                         std::vector<Tensor> shards);
 
  private:
   friend ShardedTensor mark_sharding(const Tensor&, const Mesh&, const PartitionSpec&);
   friend Tensor clear_sharding(ShardedTensor&);
   ShardedTensor(const Tensor& t, Mesh mesh, PartitionSpec spec);
+  ShardedTensor(Shape shape, DType dtype, Mesh mesh, PartitionSpec spec);
 
   Shape shape_;
   DType dtype_;
@@ -45,6 +66,7 @@ class ShardedTensor {
   Sharding sharding_;
   std::vector<ShardPlacement> placement_;
   std::vector<Tensor> shards_;
+  int first_local_ = 0;
   bool cleared_ = false;
 };
 

@@ -1,0 +1,334 @@
+/**
+ * \file A world launch's collectives between processes over MPI: each step's status agreed by
+ * every process, then the groups that cross processes moved with the matching MPI collective
+ * (all_gather: MPI_Allgatherv; all_to_all and reduce_scatter: MPI_Alltoallv of exactly the parts
+ * each process needs; all_reduce: that reduce-scatter, then MPI_Allgatherv of the reduced parts;
+ * permutes: point to point). Reductions run here in group order, so the bits are the in-process ones.
+ */
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "collective_reduction.h"
+#include "core/box_copy.h"
+#include "kernel_collective_transport.h"
+#include "mpi_communicator.h"
+#include "mpi_support.h"
+#include "nki/error.h"
+
+namespace nki {
+
+namespace {
+
+using Kind = ir::CollectiveOp::Kind;
+
+ReduceOp reduce_op_of(ir::ReduceKind k) {
+  return k == ir::ReduceKind::max ? ReduceOp::max : k == ir::ReduceKind::min ? ReduceOp::min : ReduceOp::sum;
+}
+
+std::int64_t bytes_of(const TensorBinding& b) { return shape_elements(b.shape) * dtype_bytes(b.dtype); }
+
+/** A piece of bytes one process sends another in an MPI_Alltoallv (both sides list the same pieces in the same order). */
+struct Piece {
+  const std::byte* from = nullptr;  ///< sender: where the bytes are
+  std::byte* to = nullptr;          ///< receiver: where they go
+  std::int64_t bytes = 0;
+};
+
+class MpiKernelCollectives final : public KernelCollectiveTransport {
+ public:
+  explicit MpiKernelCollectives(MpiCommunicator& c) : c_(c) {}
+
+  bool agree(const std::string& kernel, int first_local, const StepStatus& mine) override {
+    std::string text = "D";
+    if (mine.kind == StepStatus::Kind::failed) text = "F" + mine.failure;
+    if (mine.kind == StepStatus::Kind::at_step) {
+      const StepArrival& a = *mine.step;
+      const ir::CollectiveOp& op = a.collective();
+      text = fmt::format("S{} [{}]\x1frank {} is at {} ({}:{}) in instance [{}]", a.op, fmt::join(a.pid, ","),
+                         first_local, ir::collective_name(op.kind), op.loc.file, op.loc.line, fmt::join(a.pid, ","));
+    }
+    const std::vector<std::string> all = c_.all_gather_text(text);
+    if (mine.kind == StepStatus::Kind::failed) return false;
+    for (std::size_t p = 0; p < all.size(); ++p) {
+      if (all[p][0] != 'F') continue;
+      throw UserError("err_rank_failed", kernel, {},
+                      fmt::format("{} (process {} of {}); every rank stops", all[p].substr(1), p, all.size()));
+    }
+    auto key = [](const std::string& s) { return s.substr(0, s.find('\x1f')); };
+    auto where = [](const std::string& s) {
+      const auto at = s.find('\x1f');
+      return at == std::string::npos ? std::string("its ranks have finished their instances") : s.substr(at + 1);
+    };
+    for (std::size_t p = 1; p < all.size(); ++p) {
+      if (key(all[p]) == key(all[0])) continue;
+      throw UserError("err_collective_mismatch", kernel, {},
+                      fmt::format("in process 0 {} but in process {} {}; every rank makes the same collectives in the "
+                                  "same order, or they would wait forever",
+                                  where(all[0]), p, where(all[p])));
+    }
+    return all[0][0] == 'S';
+  }
+
+  void run_step(int first_local, const std::vector<StepArrival>& at,
+                const std::vector<std::vector<std::vector<int>>>& own_groups) override {
+    first_ = first_local;
+    locals_ = static_cast<int>(at.size());
+    at_ = &at;
+    const ir::CollectiveOp& op = at.front().collective();
+    const int ordinal = at.front().ordinal;
+    if (op.kind == Kind::permute) {
+      permute(op);
+      return;
+    }
+    // Each group that crosses processes once, in ascending order of its first rank on every process.
+    std::set<std::vector<int>> crossing;
+    for (int r = 0; r < locals_; ++r) {
+      const std::vector<int>& g = own_groups[static_cast<std::size_t>(r)][static_cast<std::size_t>(ordinal)];
+      if (part_crosses_processes(first_ + r, first_, locals_, op, g)) crossing.insert(g);
+    }
+    std::vector<std::vector<int>> groups(crossing.begin(), crossing.end());
+    std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+      return *std::min_element(a.begin(), a.end()) < *std::min_element(b.begin(), b.end());
+    });
+    for (const std::vector<int>& g : groups)
+      for (std::size_t i = 0; i < at.front().srcs.size(); ++i) run_group(op, g, i);
+  }
+
+ private:
+  MpiCommunicator& c_;
+  int first_ = 0, locals_ = 1;
+  const std::vector<StepArrival>* at_ = nullptr;
+
+  int owner(int rank) const { return rank / locals_; }
+  bool local(int rank) const { return owner(rank) == c_.rank(); }
+  const StepArrival& arrival(int rank) const { return (*at_)[static_cast<std::size_t>(rank - first_)]; }
+
+  /** The group's processes (ascending) and, per process, the positions of its members in group order. */
+  struct Layout {
+    std::vector<int> procs;
+    std::vector<std::vector<std::size_t>> positions;  ///< per process in `procs`
+    std::size_t me = 0;                               ///< this process's index in `procs`
+  };
+  Layout layout(const std::vector<int>& g) const {
+    Layout l;
+    for (int m : g) l.procs.push_back(owner(m));
+    std::sort(l.procs.begin(), l.procs.end());
+    l.procs.erase(std::unique(l.procs.begin(), l.procs.end()), l.procs.end());
+    l.positions.resize(l.procs.size());
+    for (std::size_t k = 0; k < g.size(); ++k) {
+      const auto at = std::lower_bound(l.procs.begin(), l.procs.end(), owner(g[k])) - l.procs.begin();
+      l.positions[static_cast<std::size_t>(at)].push_back(k);
+    }
+    l.me = static_cast<std::size_t>(std::lower_bound(l.procs.begin(), l.procs.end(), c_.rank()) - l.procs.begin());
+    return l;
+  }
+
+  /** MPI_Alltoallv over `comm`: send[q] to process q, recv[q] from it (one staging buffer each way). */
+  static void alltoallv(MPI_Comm comm, const std::vector<std::vector<Piece>>& send,
+                        const std::vector<std::vector<Piece>>& recv, const char* name) {
+    std::vector<int> sc, sd, rc, rd;
+    std::vector<std::byte> out, in;
+    for (const auto& pieces : send) {
+      sd.push_back(count_of(out.size(), name));
+      for (const Piece& p : pieces) out.insert(out.end(), p.from, p.from + p.bytes);
+      sc.push_back(count_of(out.size(), name) - sd.back());
+    }
+    std::size_t total = 0;
+    for (const auto& pieces : recv) {
+      rd.push_back(count_of(total, name));
+      for (const Piece& p : pieces) total += static_cast<std::size_t>(p.bytes);
+      rc.push_back(count_of(total, name) - rd.back());
+    }
+    in.resize(total);
+    check_mpi(MPI_Alltoallv(out.data(), sc.data(), sd.data(), MPI_BYTE, in.data(), rc.data(), rd.data(), MPI_BYTE, comm),
+              "MPI_Alltoallv");
+    std::size_t at = 0;
+    for (const auto& pieces : recv) {
+      for (const Piece& p : pieces) {
+        std::memcpy(p.to, in.data() + at, static_cast<std::size_t>(p.bytes));
+        at += static_cast<std::size_t>(p.bytes);
+      }
+    }
+  }
+
+  void run_group(const ir::CollectiveOp& op, const std::vector<int>& g, std::size_t buf) {
+    const Layout l = layout(g);
+    const MPI_Comm comm = c_.process_set_comm(l.procs);
+    const char* name = ir::collective_name(op.kind);
+    const auto G = static_cast<std::int64_t>(g.size());
+    const std::vector<std::size_t>& mine = l.positions[l.me];
+    const TensorBinding& src0 = arrival(g[mine.front()]).srcs[buf];
+    const TensorBinding& dst0 = arrival(g[mine.front()]).dsts[buf];
+    const DType dt = dst0.dtype;
+    const int eb = dtype_bytes(dt);
+    auto src_of = [&](std::size_t k) { return arrival(g[k]).srcs[buf].data; };
+    auto dst_of = [&](std::size_t k) { return arrival(g[k]).dsts[buf].data; };
+    const std::size_t P = l.procs.size();
+    std::vector<std::vector<Piece>> send(P), recv(P);
+    std::vector<std::vector<std::byte>> staging;  // received pieces to reduce or place
+    switch (op.kind) {
+      case Kind::all_gather: {
+        // Every member's src reaches every process; each local member then joins them in group order.
+        const std::int64_t bytes = bytes_of(src0);
+        std::vector<const std::byte*> from(g.size(), nullptr);
+        std::vector<int> counts, displs;
+        std::vector<std::byte> out, in;
+        for (std::size_t k : mine) out.insert(out.end(), src_of(k), src_of(k) + bytes);
+        std::size_t total = 0;
+        for (std::size_t q = 0; q < P; ++q) {
+          displs.push_back(count_of(total, name));
+          total += l.positions[q].size() * static_cast<std::size_t>(bytes);
+          counts.push_back(count_of(total, name) - displs.back());
+        }
+        in.resize(total);
+        check_mpi(MPI_Allgatherv(out.data(), static_cast<int>(out.size()), MPI_BYTE, in.data(), counts.data(),
+                                 displs.data(), MPI_BYTE, comm),
+                  "MPI_Allgatherv");
+        for (std::size_t q = 0; q < P; ++q)
+          for (std::size_t i = 0; i < l.positions[q].size(); ++i)
+            from[l.positions[q][i]] = in.data() + displs[q] + static_cast<std::int64_t>(i) * bytes;
+        const Shape& s = src0.shape;
+        for (std::size_t p : mine) {
+          const TensorBinding& dst = arrival(g[p]).dsts[buf];
+          for (std::size_t k = 0; k < g.size(); ++k) {
+            std::vector<std::int64_t> at(s.size(), 0);
+            at[static_cast<std::size_t>(op.dim)] = static_cast<std::int64_t>(k) * s[static_cast<std::size_t>(op.dim)];
+            copy_box({from[k], s}, std::vector<std::int64_t>(s.size(), 0), {dst.data, dst.shape}, at, s, eb);
+          }
+        }
+        return;
+      }
+      case Kind::reduce_scatter:
+      case Kind::all_to_all: {
+        // Member p receives part p of every member's src (all_to_all places it, reduce_scatter reduces it).
+        const std::int64_t part = (op.kind == Kind::reduce_scatter ? shape_elements(dst0.shape) : shape_elements(src0.shape) / G) * eb;
+        std::map<std::pair<std::size_t, std::size_t>, const std::byte*> got;  // (p, k) -> part p of member k's src
+        for (std::size_t q = 0; q < P; ++q) {
+          for (std::size_t p : l.positions[q])
+            for (std::size_t k : mine) send[q].push_back({src_of(k) + static_cast<std::int64_t>(p) * part, nullptr, part});
+          for (std::size_t p : mine)
+            for (std::size_t k : l.positions[q]) {
+              std::vector<std::byte>& b = staging.emplace_back(static_cast<std::size_t>(part));
+              recv[q].push_back({nullptr, b.data(), part});
+              got[{p, k}] = b.data();
+            }
+        }
+        alltoallv(comm, send, recv, name);
+        for (std::size_t p : mine) {
+          if (op.kind == Kind::all_to_all) {
+            for (std::size_t k = 0; k < g.size(); ++k)
+              std::memcpy(dst_of(p) + static_cast<std::int64_t>(k) * part, got[{p, k}], static_cast<std::size_t>(part));
+            continue;
+          }
+          std::vector<const std::byte*> parts;
+          for (std::size_t k = 0; k < g.size(); ++k) parts.push_back(got[{p, k}]);
+          reduce_range(dt, reduce_op_of(op.op), parts, 0, dst_of(p), 0, part / eb);
+        }
+        return;
+      }
+      case Kind::all_reduce: {
+        // Process j reduces chunk j of every member (their reduce-scatter), then the chunks are all-gathered.
+        const std::int64_t n = shape_elements(dst0.shape);
+        const auto R = static_cast<std::int64_t>(P);
+        const std::int64_t c = (n + R - 1) / R;
+        auto begin = [&](std::int64_t j) { return std::min(j * c, n); };
+        const auto me = static_cast<std::int64_t>(l.me);
+        const std::int64_t len = begin(me + 1) - begin(me);
+        std::vector<const std::byte*> parts(g.size(), nullptr);
+        for (std::size_t q = 0; q < P; ++q) {
+          const auto j = static_cast<std::int64_t>(q);
+          for (std::size_t k : mine) send[q].push_back({src_of(k) + begin(j) * eb, nullptr, (begin(j + 1) - begin(j)) * eb});
+          for (std::size_t k : l.positions[q]) {
+            std::vector<std::byte>& b = staging.emplace_back(static_cast<std::size_t>(len * eb));
+            recv[q].push_back({nullptr, b.data(), len * eb});
+            parts[k] = b.data();
+          }
+        }
+        alltoallv(comm, send, recv, name);
+        std::vector<std::byte> reduced(static_cast<std::size_t>(len * eb));
+        reduce_range(dt, reduce_op_of(op.op), parts, 0, reduced.data(), 0, len);
+        std::vector<int> counts, displs;
+        for (std::int64_t j = 0; j < R; ++j) {
+          counts.push_back(count_of(static_cast<std::size_t>((begin(j + 1) - begin(j)) * eb), name));
+          displs.push_back(count_of(static_cast<std::size_t>(begin(j) * eb), name));
+        }
+        std::byte* first = dst_of(mine.front());
+        check_mpi(MPI_Allgatherv(reduced.data(), static_cast<int>(reduced.size()), MPI_BYTE, first, counts.data(),
+                                 displs.data(), MPI_BYTE, comm),
+                  "MPI_Allgatherv");
+        for (std::size_t i = 1; i < mine.size(); ++i)
+          std::memcpy(dst_of(mine[i]), first, static_cast<std::size_t>(n * eb));
+        return;
+      }
+      case Kind::permute_implicit: {
+        // The ring of the group: member p's dst is member p-1's src, point to point where they are apart.
+        std::vector<MPI_Request> requests;
+        const std::int64_t bytes = bytes_of(dst0);
+        for (std::size_t p = 0; p < g.size(); ++p) {
+          const std::size_t from = (p + g.size() - 1) % g.size();
+          const int src_rank = g[from], dst_rank = g[p];
+          if (local(dst_rank) && local(src_rank)) {
+            std::memcpy(dst_of(p), src_of(from), static_cast<std::size_t>(bytes));
+          } else if (local(src_rank)) {
+            requests.emplace_back();
+            check_mpi(MPI_Isend(src_of(from), count_of(static_cast<std::size_t>(bytes), name), MPI_BYTE, owner(dst_rank),
+                                src_rank, c_.world_comm(), &requests.back()),
+                      "MPI_Isend");
+          } else if (local(dst_rank)) {
+            requests.emplace_back();
+            check_mpi(MPI_Irecv(dst_of(p), count_of(static_cast<std::size_t>(bytes), name), MPI_BYTE, owner(src_rank),
+                                src_rank, c_.world_comm(), &requests.back()),
+                      "MPI_Irecv");
+          }
+        }
+        check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+        return;
+      }
+      case Kind::permute: return;
+    }
+  }
+
+  /** collective_permute's pairs that touch this process, point to point (a local pair is a copy). */
+  void permute(const ir::CollectiveOp& op) {
+    std::vector<MPI_Request> requests;
+    const char* name = ir::collective_name(op.kind);
+    for (const auto& [s, t] : op.pairs) {
+      if (!local(s) && !local(t)) continue;
+      const bool crosses = !local(s) || !local(t);
+      if (!crosses) {
+        // A pair inside this process belongs to its ranks unless one of them crosses too.
+        const bool t_crosses = part_crosses_processes(t, first_, locals_, op, {});
+        if (t_crosses) std::memcpy(arrival(t).dsts[0].data, arrival(s).srcs[0].data, static_cast<std::size_t>(bytes_of(arrival(t).dsts[0])));
+        continue;
+      }
+      if (local(s)) {
+        const TensorBinding& b = arrival(s).srcs[0];
+        requests.emplace_back();
+        check_mpi(MPI_Isend(b.data, count_of(static_cast<std::size_t>(bytes_of(b)), name), MPI_BYTE, owner(t), s,
+                            c_.world_comm(), &requests.back()),
+                  "MPI_Isend");
+      } else {
+        const TensorBinding& b = arrival(t).dsts[0];
+        requests.emplace_back();
+        check_mpi(MPI_Irecv(b.data, count_of(static_cast<std::size_t>(bytes_of(b)), name), MPI_BYTE, owner(s), s,
+                            c_.world_comm(), &requests.back()),
+                  "MPI_Irecv");
+      }
+    }
+    check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<KernelCollectiveTransport> make_mpi_kernel_collective_transport(Communicator& processes) {
+  auto* mpi = dynamic_cast<MpiCommunicator*>(&processes);
+  if (mpi == nullptr) return nullptr;
+  return std::make_unique<MpiKernelCollectives>(*mpi);
+}
+
+}  // namespace nki
