@@ -23,9 +23,10 @@ bool next(std::vector<std::int64_t>& coord, const std::vector<std::int64_t>& ext
 
 void throw_out_of_bound(const ir::KernelIR& k, const ir::Access& a, std::span<const std::int64_t> pid,
                         std::span<const std::int64_t> loop, std::span<const std::int64_t> coord, std::int64_t value,
-                        std::size_t dim) {
+                        std::size_t dim, std::int64_t rank) {
   const ir::TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a.tensor));
   std::string where = pid.empty() ? "instance (no grid)" : fmt::format("instance [{}]", fmt::join(pid, ","));
+  if (rank != 0) where += fmt::format(" of rank {}", rank);
   for (std::size_t l = 0; l < loop.size(); ++l) where += fmt::format(" l{}={}", l, loop[l]);
   throw UserError("err_tensor_access_out_of_bound", k.name, a.loc,
                   fmt::format("{} at tile coordinate [{}] accesses tensor {} {} at index {} on dimension {}, valid is "
@@ -35,8 +36,9 @@ void throw_out_of_bound(const ir::KernelIR& k, const ir::Access& a, std::span<co
 }
 
 void check_bounds_at_run_time(const ir::KernelIR& k, const std::vector<std::int64_t>& grid,
-                              const std::vector<std::size_t>& positions) {
+                              const std::vector<std::size_t>& positions, int world_size) {
   if (positions.empty()) return;
+  for (std::int64_t rank = 0; rank < (ir::reads_rank(k) ? world_size : 1); ++rank) {
   const ir::LoopNest nest(k);
   const std::vector<std::int64_t> grid_extent(grid.begin(), grid.begin() + k.grid_rank);
   std::vector<std::int64_t> pid(grid_extent.size(), 0);
@@ -56,15 +58,16 @@ void check_bounds_at_run_time(const ir::KernelIR& k, const std::vector<std::int6
         for (std::size_t q = 0; q < iters.size(); ++q) loop[static_cast<std::size_t>(enclosing[q])] = iters[q];
         std::vector<std::int64_t> coord(a->shape.size(), 0);
         do {
-          if (!mask->holds(pid, loop, coord)) continue;
+          if (!mask->holds(pid, loop, coord, rank)) continue;
           for (std::size_t d = 0; d < a->indices.size(); ++d) {
-            const std::int64_t v = ir::evaluate(a->indices[d], pid, loop, coord);
-            if (v < 0 || v >= t.shape[d]) throw_out_of_bound(k, *a, pid, loop, coord, v, d);
+            const std::int64_t v = ir::evaluate(a->indices[d], pid, loop, coord, rank);
+            if (v < 0 || v >= t.shape[d]) throw_out_of_bound(k, *a, pid, loop, coord, v, d, rank);
           }
         } while (next(coord, a->shape));
       } while (next(iters, trips));
     }
   } while (next(pid, grid_extent));
+  }
 }
 
 }  // namespace nki

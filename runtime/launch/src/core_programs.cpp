@@ -31,7 +31,8 @@ std::vector<ArtifactUse> world_uses(Communicator& world, const std::vector<Artif
 
 CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& traced,
                                 const std::vector<CoreSchedule>& cores, const std::string& target, CompileMode mode,
-                                int layer_unroll_factor, int first_core) {
+                                int layer_unroll_factor, int first_core,
+                                const std::vector<std::shared_ptr<const TracedKernel>>& baked, const std::string& mesh) {
   CorePrograms out;
   out.programs.resize(cores.size());
   out.keys.resize(cores.size());
@@ -44,7 +45,8 @@ CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& t
       const CoreSchedule& core = cores[c];
       if (core.instances.empty()) continue;
       const int global_core = first_core + core.nc;
-      CompileRequest req{traced.ir, traced.text, target, {}, -1, layer_unroll_factor};
+      const TracedKernel& mine = baked.empty() ? traced : *baked[c];
+      CompileRequest req{mine.ir, mine.text, target, {}, -1, layer_unroll_factor, mesh};
       if (mode == CompileMode::mpmd) {
         req.pid_base = core.instances.front();  // this core's first program ids, baked in
         req.rank = global_core;

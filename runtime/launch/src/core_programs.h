@@ -25,9 +25,16 @@ struct CorePrograms {
  * rolled). `first_core` is the world index of the core numbered 0 in `cores` (under MPI, rank
  * r's chip of n cores starts at r*n; ranks are then global core indices). Under MPI this is
  * collective: every rank calls it for the same kernels in the same order.
+ *
+ * World launches: `baked[c]`, when given, is what core c compiles in MPMD mode instead of
+ * `traced` (its rank and groups baked in: ir::bake_rank); the guard rail still counts it as
+ * `traced`'s. `mesh` (keyed when not empty) is the mesh and groups the kernel's axis-named
+ * collectives were resolved with.
  */
 CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& traced,
                                 const std::vector<CoreSchedule>& cores, const std::string& target, CompileMode mode,
-                                int layer_unroll_factor = 1, int first_core = 0);
+                                int layer_unroll_factor = 1, int first_core = 0,
+                                const std::vector<std::shared_ptr<const TracedKernel>>& baked = {},
+                                const std::string& mesh = "");
 
 }  // namespace nki

@@ -39,12 +39,13 @@ const std::string& Kernel::name() const { return state_->name; }
 std::size_t Kernel::arity() const { return state_->arity; }
 
 std::shared_ptr<const TracedKernel> Kernel::trace(const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
-                                                  const GridSpec& grid, int nc_version) const {
+                                                  const GridSpec& grid, int nc_version, int world_size) const {
   State& s = *state_;
   const std::vector<std::int64_t> logical = grid.logical_shape();
   std::string key;
   for (std::size_t i = 0; i < shapes.size(); ++i) key += fmt::format("{}{};", dtype_name(dtypes[i]), shape_str(shapes[i]));
   key += "grid" + shape_str(logical);
+  if (world_size != 1) key += fmt::format("world{}", world_size);  // rank_id()'s extent, for the bounds proofs
   // A body that never asks for the target (isa::get_nc_version) traces the same for every
   // generation and is kept under `key`; one that asks, under its generation's key.
   const std::string generation_key = key + fmt::format("nc{}", nc_version);
@@ -53,7 +54,7 @@ std::shared_ptr<const TracedKernel> Kernel::trace(const std::vector<Shape>& shap
   for (const std::string& k : {key, generation_key})
     if (auto it = s.traces.find(k); it != s.traces.end()) return it->second;
 
-  Trace trace(s.name, logical, nc_version);
+  Trace trace(s.name, logical, nc_version, world_size);
   std::vector<language::tensor> params;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const int id = trace.add_tensor(s.param_names[i], shapes[i], dtypes[i], ir::Memory::hbm_input, {});
@@ -69,7 +70,7 @@ std::shared_ptr<const TracedKernel> Kernel::trace(const std::vector<Shape>& shap
     }
   }
   trace.ir().outputs = outs;
-  std::vector<std::size_t> unproven = ir::validate(trace.ir(), logical);
+  std::vector<std::size_t> unproven = ir::validate(trace.ir(), logical, world_size);
   check_rank_constants(trace.ir());
 
   auto traced = std::make_shared<TracedKernel>();

@@ -20,6 +20,10 @@
 #include "bounds_check.h"
 #include "core/core_workers.h"
 #include "core_programs.h"
+#include "dist/world_collectives.h"
+#include "core_run.h"
+#include "launch_checks.h"
+#include "launch_tensors.h"
 #include "nki/trace.h"
 #include "core/program.h"
 #include "reference_interpreter.h"
@@ -29,79 +33,6 @@ namespace nki {
 
 namespace {
 
-/** Every element of `t` set to `v` (zeros / ones / full in shared_hbm, before any instance runs). */
-void fill_tensor(Tensor& t, double v) {
-  fill_elements(t.data(), t.dtype(), t.elements(), v);
-}
-
-std::string pid_str(const std::vector<std::int64_t>& pid) { return fmt::format("[{}]", fmt::join(pid, ",")); }
-
-/// Longest batch a core hands to its runner at once; bounds how late a stop request is seen.
-constexpr std::size_t kMaxBatch = 64;
-
-/** How many instances from `i` on form a run whose ids differ only by +1 steps in the last axis. */
-std::size_t consecutive_run(const std::vector<std::vector<std::int64_t>>& ids, std::size_t i) {
-  std::size_t n = 1;
-  if (ids[i].empty()) return n;
-  while (n < kMaxBatch && i + n < ids.size()) {
-    const auto& prev = ids[i + n - 1];
-    const auto& next = ids[i + n];
-    if (next.back() != prev.back() + 1 || !std::equal(prev.begin(), prev.end() - 1, next.begin())) break;
-    ++n;
-  }
-  return n;
-}
-
-/**
- * The executors assume distinct arguments: a kernel that writes an argument passed twice
- * would see its writes through the other name in an order no executor promises.
- */
-void refuse_aliased_writes(const ir::KernelIR& ir, const std::vector<Tensor>& args) {
-  const std::vector<int> stored = ir::count_stores(ir);
-  for (std::size_t x = 0; x < args.size(); ++x) {
-    for (std::size_t y = x + 1; y < args.size(); ++y) {
-      if (args[x].data() != args[y].data()) continue;
-      const int tx = ir.params[x], ty = ir.params[y];
-      if (stored[tx] == 0 && stored[ty] == 0) continue;
-      throw UserError("err_aliased_arguments", ir.name, {},
-                      fmt::format("arguments {} and {} are the same tensor and the kernel writes {}; pass distinct "
-                                  "tensors",
-                                  ir.tensors[tx].name, ir.tensors[ty].name, ir.tensors[stored[tx] > 0 ? tx : ty].name));
-    }
-  }
-}
-
-/**
- * Every busy core allocates the kernel's per-instance tensors (SBUF, PSUM, private HBM) for
- * itself: refuses, before any is allocated, a launch whose private HBM does not fit in the
- * chip's free HBM or whose per-instance tensors would exhaust the host's memory.
- */
-void refuse_per_instance_overflow(const ir::KernelIR& ir, const std::vector<CoreSchedule>& cores,
-                                  const sim::Device& device) {
-  std::int64_t busy = 0;
-  for (const CoreSchedule& c : cores) busy += c.instances.empty() ? 0 : 1;
-  __int128 hbm = 0, all = 0;  // bytes per core
-  for (const ir::TensorDecl& t : ir.tensors) {
-    if (!ir::is_per_instance(t.memory)) continue;
-    const __int128 bytes = static_cast<__int128>(shape_elements(t.shape)) * dtype_bytes(t.dtype);
-    all += bytes;
-    if (t.memory == ir::Memory::private_hbm) hbm += bytes;
-  }
-  const std::int64_t free_hbm = device.hbm().capacity() - device.hbm().bytes_in_use();
-  if (hbm * busy > free_hbm) {
-    throw UserError("err_hbm_out_of_memory", ir.name, {},
-                    fmt::format("its private_hbm tensors take {} bytes on each of {} NeuronCore{} ({} bytes), more "
-                                "than the {} bytes of HBM free",
-                                hbm, busy, busy == 1 ? "" : "s", hbm * busy, free_hbm));
-  }
-  if (all * busy > sim::host_memory_bytes()) {
-    throw UserError("err_host_out_of_memory", ir.name, {},
-                    fmt::format("its per-instance tensors take {} bytes on each of {} NeuronCore{} ({} bytes), more "
-                                "than the host's {} bytes of memory",
-                                all, busy, busy == 1 ? "" : "s", all * busy, sim::host_memory_bytes()));
-  }
-}
-
 /**
  * Runs every core's instances, each busy core on a thread of its own. The first failure
  * stops every core before its next batch and is rethrown with its core and instances;
@@ -110,7 +41,7 @@ void refuse_per_instance_overflow(const ir::KernelIR& ir, const std::vector<Core
  */
 void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<const Program>>& programs,
                   const std::vector<TensorBinding>& bindings, const std::vector<CoreSchedule>& cores,
-                  std::vector<DevicePrint>& prints) {
+                  const std::vector<RankLink*>& links, std::vector<DevicePrint>& prints) {
   std::mutex prints_mutex;
   std::vector<const CoreSchedule*> busy;
   for (const CoreSchedule& c : cores)
@@ -118,28 +49,10 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
 
   std::atomic<bool> stop{false};
   auto run_core = [&](const CoreSchedule& core) {
-    std::unique_ptr<CoreRunner> runner = programs[static_cast<std::size_t>(&core - cores.data())]->bind(bindings);
-    const auto& ids = core.instances;
-    for (std::size_t i = 0; i < ids.size();) {
-      if (stop.load(std::memory_order_relaxed)) return;
-      if (interrupt_requested()) {
-        stop = true;
-        throw Interrupted(fmt::format("the launch of {} was interrupted: NC{} stopped before instance {}",
-                                      kernel, core.nc, pid_str(ids[i])));
-      }
-      const std::size_t n = consecutive_run(ids, i);
-      try {
-        runner->run_batch(ids[i], static_cast<std::int64_t>(n));
-      } catch (const InternalError& e) {
-        stop = true;
-        throw InternalError(fmt::format("NC{} instance{} {}{}: {}", core.nc, n > 1 ? "s" : "", pid_str(ids[i]),
-                                        n > 1 ? ".." + pid_str(ids[i + n - 1]) : "", e.detail()));
-      } catch (...) {
-        stop = true;
-        throw;
-      }
-      i += n;
-    }
+    const auto c = static_cast<std::size_t>(&core - cores.data());
+    std::unique_ptr<CoreRunner> runner = programs[c]->bind(bindings);
+    runner->set_rank_link(links[c]);
+    if (!run_core_instances(kernel, *runner, core.instances, fmt::format("NC{}", core.nc), stop)) return;
     std::vector<DevicePrint> mine = runner->take_device_prints();
     if (mine.empty()) return;
     std::lock_guard lock(prints_mutex);
@@ -167,23 +80,7 @@ BoundLaunch::BoundLaunch(const Kernel& k, GridSpec grid)
 
 LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   const Kernel& k = *kernel_;
-  if (Trace* outer = Trace::active()) {
-    if (grid_.axes.empty()) {
-      throw UserError("err_nested_kernel_call", outer->ir().name, {},
-                      fmt::format("kernel {} is called while kernel {} is being traced; a kernel body cannot launch "
-                                  "another kernel: put the shared code in a C++ function taking nl::tensor arguments "
-                                  "and call it from both",
-                                  k.name(), outer->ir().name));
-    }
-    throw UserError("err_nested_kernel_with_spmd_grid", outer->ir().name, {},
-                    fmt::format("kernel {} is launched while kernel {} is being traced; a kernel cannot launch "
-                                "another kernel with a grid (call a plain C++ helper instead)",
-                                k.name(), outer->ir().name));
-  }
-  if (args.size() != k.arity()) {
-    throw UserError("err_argument_count", k.name(), {},
-                    fmt::format("the kernel takes {} tensors, {} were passed", k.arity(), args.size()));
-  }
+  refuse_nested_launch(k, grid_, args.size());
   const sim::Device& device =
       options_.device ? *options_.device : (args.empty() ? sim::Device::default_device() : args[0].device());
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -246,29 +143,11 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
     for (auto& p : programs) p = reference;
   }
 
-  // Bind every tensor of the IR: arguments as given, ndarrays freshly allocated in HBM.
-  // Per-instance tensors (SBUF, PSUM, private HBM) belong to each core's runner.
-  std::vector<std::optional<Tensor>> storage(ir.tensors.size());
-  std::vector<TensorBinding> bindings;
-  for (const ir::TensorDecl& t : ir.tensors) {
-    if (t.memory == ir::Memory::hbm_input) {
-      const auto pos = std::find(ir.params.begin(), ir.params.end(), t.id) - ir.params.begin();
-      storage[static_cast<std::size_t>(t.id)] = args[static_cast<std::size_t>(pos)];
-    } else if (t.memory == ir::Memory::shared_hbm) {
-      Tensor& out = storage[static_cast<std::size_t>(t.id)].emplace(t.shape, t.dtype, device);
-      if (t.fill) fill_tensor(out, *t.fill);
-      else if (span) fill_tensor(out, 0.0);  // every rank's copy starts alike
-    } else if (t.memory == ir::Memory::constant_hbm) {
-      // nl::shared_constant: the values the IR carries, in HBM before any instance runs.
-      Tensor& c = storage[static_cast<std::size_t>(t.id)].emplace(t.shape, t.dtype, device);
-      std::byte* data = c.data();
-      const int eb = dtype_bytes(t.dtype);
-      for (std::size_t i = 0; i < t.values.size(); ++i) store_element(data + static_cast<std::ptrdiff_t>(i) * eb, t.dtype, t.values[i]);
-    }
-    const std::optional<Tensor>& s = storage[static_cast<std::size_t>(t.id)];
-    bindings.push_back(s ? TensorBinding{const_cast<std::byte*>(s->data()), s->shape(), s->strides(), s->dtype()}
-                         : TensorBinding{nullptr, t.shape, row_major_strides(t.shape), t.dtype});
-  }
+  // Bind every tensor of the IR: arguments as given, ndarrays freshly allocated in HBM
+  // (every rank's copy starts alike when spanning ranks).
+  LaunchTensors tensors = bind_launch_tensors(ir, args, device, span);
+  std::vector<std::optional<Tensor>>& storage = tensors.storage;
+  const std::vector<TensorBinding>& bindings = tensors.bindings;
 
   // Ranks spanning the world join outputs by what changed, so each output's starting bytes are kept.
   std::vector<std::vector<std::byte>> initial;
@@ -281,8 +160,24 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
 
   // Checked mode keeps launch-wide state (who wrote what) in its one program.
   if (options_.checked) programs.front()->begin_launch(bindings);
+  // A plain launch is a world of one rank: each busy core's collectives meet no one but itself.
+  std::vector<std::unique_ptr<WorldCollectives>> solo;
+  std::vector<RankLink*> links(result.cores.size(), nullptr);
+  if (has_collectives(ir)) {
+    const std::vector<CollectiveGroups> groups = resolve_collective_groups(ir, 1, [&](const std::vector<std::string>& axes) -> GroupList {
+      throw UserError("err_unknown_mesh_axis", ir.name, {},
+                      fmt::format("a collective names mesh axes {{{}}} but a plain launch has no mesh; launch it on a "
+                                  "mesh with nki::WorldLaunch",
+                                  fmt::join(axes, ",")));
+    });
+    for (std::size_t c = 0; c < result.cores.size(); ++c) {
+      if (result.cores[c].instances.empty()) continue;
+      solo.push_back(std::make_unique<WorldCollectives>(ir.name, 1, 0, std::vector<std::vector<std::vector<int>>>{own_groups(groups, 0)}));
+      links[c] = &solo.back()->link(0);
+    }
+  }
   std::vector<DevicePrint> prints;
-  run_on_cores(ir.name, programs, bindings, result.cores, prints);
+  run_on_cores(ir.name, programs, bindings, result.cores, links, prints);
   if (options_.checked) programs.front()->end_launch(bindings);
   // nl.device_print: instance order (each instance's lines in the order it printed them), whatever core ran it.
   std::stable_sort(prints.begin(), prints.end(), [](const DevicePrint& a, const DevicePrint& b) { return a.pid < b.pid; });

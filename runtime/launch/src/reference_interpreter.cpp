@@ -14,6 +14,7 @@
 #include "nki/ir/walk.h"
 #include "bounds_check.h"
 #include "checked_state.h"
+#include "core/rank_link.h"
 
 namespace nki {
 
@@ -97,6 +98,7 @@ class ReferenceRunner final : public CoreRunner {
 
   void run_batch(std::span<const std::int64_t> pid, std::int64_t count) override {
     std::vector<std::int64_t> current(pid.begin(), pid.end());
+    rank_ = link_ != nullptr ? link_->rank() : 0;
     for (std::int64_t i = 0; i < count; ++i) {
       pid_ = current;
       std::fill(regs_.begin(), regs_.end(), 0);  // every instance's registers start at 0
@@ -113,6 +115,7 @@ class ReferenceRunner final : public CoreRunner {
   std::vector<std::vector<std::byte>> own_;
   std::vector<std::vector<double>> tiles_;  ///< exact values of each tile's dtype
   std::vector<std::int64_t> pid_;
+  std::int64_t rank_ = 0;                   ///< rank_id() of the instances (the rank link's)
   std::vector<std::int64_t> loop_;          ///< current value of each loop variable
   std::vector<std::int32_t> regs_;          ///< the instance's registers (RegisterOp, dynamic loops)
   std::vector<DevicePrint> prints_;         ///< nl.device_print lines not yet taken
@@ -219,7 +222,7 @@ class ReferenceRunner final : public CoreRunner {
     std::int64_t flat = 0;
     for (std::size_t d = 0; d < a.indices.size(); ++d) {
       idx[d] = eval(a.indices[d], c);
-      if (idx[d] < 0 || idx[d] >= t.shape[d]) throw_out_of_bound(ir_, a, pid_, loop_, c, idx[d], d);
+      if (idx[d] < 0 || idx[d] >= t.shape[d]) throw_out_of_bound(ir_, a, pid_, loop_, c, idx[d], d, rank_);
       flat = flat * t.shape[d] + idx[d];
     }
     return {idx, flat};
@@ -330,7 +333,7 @@ class ReferenceRunner final : public CoreRunner {
         }
         continue;
       }
-      if (checked_) at_ = i;
+      at_ = i;
       std::visit([this](const auto& o) { exec(o); }, ir_.body[i]);
     }
   }
@@ -349,10 +352,10 @@ class ReferenceRunner final : public CoreRunner {
   }
 
   std::int64_t eval(const ir::IndexExpr& e, const std::vector<std::int64_t>& c) const {
-    return ir::evaluate(e, pid_, loop_, c);
+    return ir::evaluate(e, pid_, loop_, c, rank_);
   }
 
-  bool holds(const ir::Predicate& p, const std::vector<std::int64_t>& c) const { return p.holds(pid_, loop_, c); }
+  bool holds(const ir::Predicate& p, const std::vector<std::int64_t>& c) const { return p.holds(pid_, loop_, c, rank_); }
 
   /** Byte address of the element an access reaches at tile coordinate `c`; out of bounds is the user's error. */
   std::byte* element(const ir::Access& a, const std::vector<std::int64_t>& c) const {
@@ -360,7 +363,7 @@ class ReferenceRunner final : public CoreRunner {
     std::int64_t offset = 0;
     for (std::size_t d = 0; d < a.indices.size(); ++d) {
       const std::int64_t v = eval(a.indices[d], c);
-      if (v < 0 || v >= t.shape[d]) throw_out_of_bound(ir_, a, pid_, loop_, c, v, d);
+      if (v < 0 || v >= t.shape[d]) throw_out_of_bound(ir_, a, pid_, loop_, c, v, d, rank_);
       offset += v * t.strides[d];
     }
     return t.data + offset * dtype_bytes(t.dtype);
@@ -448,7 +451,7 @@ class ReferenceRunner final : public CoreRunner {
           }
           v += static_cast<std::int64_t>(row);
         }
-        if (v < 0 || v >= t.shape[d]) throw_out_of_bound(ir_, op.src, pid_, loop_, c, v, d);
+        if (v < 0 || v >= t.shape[d]) throw_out_of_bound(ir_, op.src, pid_, loop_, c, v, d, rank_);
         offset += v * t.strides[d];
       }
       return load_element(t.data + offset * dtype_bytes(t.dtype), decl.dtype);
@@ -711,6 +714,45 @@ class ReferenceRunner final : public CoreRunner {
     }
     ir::register_to_element(element(op.mem, c), dt, reg(op.src));
     if (checked_) checked_register_store(op, c);
+  }
+  /** A collective: the rank link meets the group's other ranks and writes the dsts (checked: srcs must be written). */
+  void exec(const ir::CollectiveOp& op) {
+    if (link_ == nullptr) throw InternalError("a collective ran on a core with no rank link");
+    std::vector<TensorBinding> srcs, dsts;
+    for (int t : op.srcs) {
+      if (checked_) check_collective_read(t, op);
+      srcs.push_back(tensors_[static_cast<std::size_t>(t)]);
+    }
+    for (int t : op.dsts) dsts.push_back(tensors_[static_cast<std::size_t>(t)]);
+    link_->collective(ir_, static_cast<int>(at_), srcs, dsts, pid_);
+    if (!checked_) return;
+    for (int t : op.dsts) {  // every element of a dst is written (a register_store's rule, element by element)
+      const std::size_t ti = static_cast<std::size_t>(t);
+      const ir::TensorDecl& d = ir_.tensors[ti];
+      if (ir::is_per_instance(d.memory)) {
+        std::fill(written_[ti].begin(), written_[ti].end(), std::uint8_t{1});
+        if (!mem_undef_[ti].empty()) std::fill(mem_undef_[ti].begin(), mem_undef_[ti].end(), kDefined);
+      } else if (checked_->writers[ti]) {
+        for (std::int64_t f = 0; f < shape_elements(d.shape); ++f) checked_->writers[ti][static_cast<std::size_t>(f)].store(kFilled, std::memory_order_release);
+      }
+    }
+  }
+  /** Checked mode: a collective sends every element of its src, so each must have been written. */
+  void check_collective_read(int tensor, const ir::CollectiveOp& op) const {
+    const std::size_t ti = static_cast<std::size_t>(tensor);
+    const ir::TensorDecl& t = ir_.tensors[ti];
+    if (!ir::is_per_instance(t.memory) && !checked_->writers[ti]) return;
+    for (std::int64_t f = 0; f < shape_elements(t.shape); ++f) {
+      const auto e = static_cast<std::size_t>(f);
+      const bool ok = ir::is_per_instance(t.memory) ? written_[ti][e] != 0
+                                                   : checked_->writers[ti][e].load(std::memory_order_acquire) != kNeverWritten;
+      if (ok) continue;
+      throw UserError("err_uninitialized_read", ir_.name, op.loc,
+                      fmt::format("{} ({}) reads element [{}] of tensor {} {} ({}), which nothing wrote: fresh {} holds {}",
+                                  where(at_), ir::collective_name(op.kind), fmt::join(coord_of_flat(t.shape, f), ","),
+                                  t.name, shape_str(t.shape), ir::memory_name(t.memory), ir::memory_name(t.memory),
+                                  is_float(t.dtype) ? "NaN" : "the pattern 0xA5"));
+    }
   }
   void exec(const ir::PrintOp& op) {
     const ir::TileInfo& ti = ir_.tiles[static_cast<std::size_t>(op.tile)];

@@ -37,15 +37,15 @@ void check_single_artifact(const std::string& kernel, const std::vector<Artifact
 }
 
 namespace {
+/** Whether `e` reads a run-time id: a program id or the rank (rank_id). */
 bool reads_program_ids(const ir::IndexExpr& e) {
-  for (const ir::Term& t : e.terms)
-    if (t.sym.kind == ir::Sym::Kind::program_id) return true;
-  return false;
+  return ir::has_symbol(e, ir::Sym::Kind::program_id) || ir::has_symbol(e, ir::Sym::Kind::rank);
 }
 }  // namespace
 
 void check_rank_constants(const ir::KernelIR& k) {
   bool uses_pid = false;
+  const bool uses_rank = ir::reads_rank(k);
   std::vector<const ir::Access*> accesses;
   for (const ir::Op& op : k.body) {
     const ir::Access* a = nullptr;
@@ -57,6 +57,7 @@ void check_rank_constants(const ir::KernelIR& k) {
     for (const ir::IndexExpr& e : a->indices) uses_pid = uses_pid || reads_program_ids(e);
   }
   if (!uses_pid) return;
+  const char* reads = uses_rank ? "rank_id" : "program_id";
   for (const ir::Access* a : accesses) {
     const ir::TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a->tensor));
     if (!ir::is_hbm(t.memory)) continue;
@@ -72,9 +73,9 @@ void check_rank_constants(const ir::KernelIR& k) {
       if (varies_by_instance || t.shape[d] <= extent || e.constant % extent != 0) continue;
       const std::string detail = fmt::format(
           "index of tensor {} on dimension {} starts at the constant {} (tile {} of {}) while the kernel also reads "
-          "program_id: a rank or program id captured as a C++ integer at trace time gives every rank its own "
-          "artifact; index with nl::program_id instead",
-          t.name, d, e.constant, e.constant / extent, t.shape[d] / extent);
+          "{}: a rank or program id captured as a C++ integer at trace time gives every rank its own "
+          "artifact; index with {} instead",
+          t.name, d, e.constant, e.constant / extent, t.shape[d] / extent, reads, uses_rank ? "collectives::rank_id()" : "nl::program_id");
       if (spmd_strict()) throw UserError("err_spmd_rank_constant", k.name, a->loc, detail);
       fmt::print(stderr, "nki: warning: {} ({}:{}): {}\n", k.name, a->loc.file, a->loc.line, detail);
     }

@@ -84,6 +84,7 @@ class BoundLaunch {
   }
   const GridSpec& grid() const { return grid_; }
   const Kernel& kernel() const { return *kernel_; }
+  const LaunchOptions& options() const { return options_; }
 
  private:
   Tensor first_output(LaunchResult r) const;
@@ -122,10 +123,11 @@ class Kernel {
 
   /**
    * The validated trace for these argument shapes/dtypes and this grid, on a target of NeuronCore
-   * generation `nc_version` (what isa::get_nc_version returns; cached; nki/traced_kernel.h).
+   * generation `nc_version` (what isa::get_nc_version returns), for a world of `world_size`
+   * ranks (rank_id()'s range; 1: a plain launch). Cached; nki/traced_kernel.h.
    */
   std::shared_ptr<const TracedKernel> trace(const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
-                                            const GridSpec& grid, int nc_version = 3) const;
+                                            const GridSpec& grid, int nc_version = 3, int world_size = 1) const;
 
  private:
   struct State;

@@ -1,0 +1,23 @@
+/** \file One core's instances run in batches, stoppable between batches: plain launches and world launches share it. */
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/program.h"
+
+namespace nki {
+
+/**
+ * Runs `instances` on `runner` in runs of consecutive ids (at most 64 at once). Before each
+ * batch it returns false when `stop` is set, and throws nki::Interrupted (setting `stop`) when
+ * an interrupt was requested; a failure sets `stop` and is rethrown, an nki::InternalError
+ * with `who` (e.g. "NC1", "rank 3") and the instances. True when every instance ran.
+ */
+bool run_core_instances(const std::string& kernel, CoreRunner& runner,
+                        const std::vector<std::vector<std::int64_t>>& instances, const std::string& who,
+                        std::atomic<bool>& stop);
+
+}  // namespace nki

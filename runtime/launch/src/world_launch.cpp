@@ -1,0 +1,301 @@
+/**
+ * \file World launches: the kernel on every rank of a mesh, each rank a NeuronCore with its shards,
+ * collectives between them, outputs back as sharded tensors.
+ */
+#include "nki/world_launch.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "bounds_check.h"
+#include "core/program.h"
+#include "core_programs.h"
+#include "core_run.h"
+#include "dist/world_collectives.h"
+#include "launch_checks.h"
+#include "launch_tensors.h"
+#include "nki/communicator.h"
+#include "nki/ir/passes.h"
+#include "nki/placement.h"
+#include "nki/replica_groups.h"
+#include "nki/simulator/capacity.h"
+#include "nki/traced_kernel.h"
+#include "reference_interpreter.h"
+
+namespace nki {
+
+namespace {
+
+[[noreturn]] void world_error(const std::string& kernel, const char* name, std::string detail) {
+  throw UserError(name, kernel, {}, std::move(detail));
+}
+
+/** The mesh and groups axis-named collectives use, as the cache key holds them ("" when none names an axis). */
+std::string mesh_key(const ir::KernelIR& k, const Mesh& mesh, const std::vector<CollectiveGroups>& groups) {
+  std::string s;
+  std::size_t i = 0;
+  for (const ir::Op& op : k.body) {
+    const auto* c = std::get_if<ir::CollectiveOp>(&op);
+    if (c == nullptr) continue;
+    if (!c->group.axes.empty()) {
+      std::vector<std::string> gs;
+      for (const auto& g : groups[i].groups) gs.push_back(fmt::format("[{}]", fmt::join(g, ",")));
+      s += fmt::format("{{{}}} -> [{}]; ", fmt::join(c->group.axes, ","), fmt::join(gs, ","));
+    }
+    ++i;
+  }
+  return s.empty() ? s : mesh.str() + ": " + s;
+}
+
+/** The global shape of an output whose every rank holds a shard of `shard` under `sharding`. */
+Shape global_shape(const Shape& shard, const Sharding& sharding) {
+  Shape g = shard;
+  if (sharding.kind() == Sharding::Kind::tiled)
+    for (std::size_t d = 0; d < g.size(); ++d) g[d] *= sharding.tile_dims()[d];
+  return g;
+}
+
+/** Replicas of one tile must agree: err_output_replicas_differ names two devices that do not (this process's, or another's by hash). */
+void check_replicas(Communicator& world, const std::string& kernel, const std::string& name,
+                    const std::vector<ShardPlacement>& placement, int first, const std::vector<Tensor>& shards) {
+  auto bytes_equal = [](const Tensor& a, const Tensor& b) {
+    return std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.bytes())) == 0;
+  };
+  auto tile_of = [&](int device) { return placement[static_cast<std::size_t>(device)].tile; };
+  const int n = static_cast<int>(shards.size());
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      if (tile_of(first + a) != tile_of(first + b) || bytes_equal(shards[static_cast<std::size_t>(a)], shards[static_cast<std::size_t>(b)])) continue;
+      const std::vector<double> x = shards[static_cast<std::size_t>(a)].to_values(), y = shards[static_cast<std::size_t>(b)].to_values();
+      std::size_t e = 0;
+      while (e < x.size() && (x[e] == y[e] || (x[e] != x[e] && y[e] != y[e]))) ++e;
+      world_error(kernel, "err_output_replicas_differ",
+                  fmt::format("output {} is declared the same on ranks {} and {} (replicas of tile [{}]) but element {} is "
+                              "{} on rank {} and {} on rank {}; declare its partition spec over the axes it differs "
+                              "along, or make the ranks compute the same",
+                              name, first + a, first + b, fmt::join(tile_of(first + a), ","), e, x[e], first + a, y[e],
+                              first + b));
+    }
+  }
+  if (world.ranks() == 1) return;
+  // Across processes: every device's tile and content hash, compared by tile.
+  std::string mine;
+  for (int a = 0; a < n; ++a) {
+    const Tensor& t = shards[static_cast<std::size_t>(a)];
+    mine += fmt::format("{} {} {}\n", first + a, fmt::join(tile_of(first + a), ","),
+                        ir::hash_text(std::string(reinterpret_cast<const char*>(t.data()), static_cast<std::size_t>(t.bytes()))));
+  }
+  std::map<std::string, std::pair<int, std::string>> by_tile;
+  for (const std::string& part : world.all_gather_text(mine)) {
+    std::istringstream in(part);
+    int device = 0;
+    std::string tile, hash;
+    while (in >> device >> tile >> hash) {
+      auto [it, fresh] = by_tile.emplace(tile, std::make_pair(device, hash));
+      if (fresh || it->second.second == hash) continue;
+      world_error(kernel, "err_output_replicas_differ",
+                  fmt::format("output {} is declared the same on ranks {} and {} (replicas of tile [{}]) but their "
+                              "contents differ; declare its partition spec over the axes it differs along, or make the "
+                              "ranks compute the same",
+                              name, it->second.first, device, tile));
+    }
+  }
+}
+
+}  // namespace
+
+WorldLaunch::WorldLaunch(const BoundLaunch& launch, Mesh mesh, WorldOptions options)
+    : launch_(launch), mesh_(std::move(mesh)), options_(std::move(options)) {}
+
+WorldResult WorldLaunch::run(const std::vector<WorldArg>& args) const {
+  const Kernel& k = launch_.kernel();
+  const LaunchOptions& o = launch_.options();
+  refuse_nested_launch(k, launch_.grid(), args.size());
+
+  // The world: mesh device r is world rank r; the processes hold equal consecutive runs of ranks.
+  Communicator& world = communicator();
+  const int W = mesh_.size(), P = world.ranks();
+  if (W % P != 0) {
+    world_error(k.name(), "err_mesh_exceeds_cores",
+                fmt::format("the mesh {} has {} devices, which do not split evenly over {} processes", mesh_.str(), W, P));
+  }
+  const int n = W / P, first = world.rank() * n;
+  const sim::Device* device_ptr = o.device;
+  for (const WorldArg& a : args) {
+    if (device_ptr != nullptr) break;
+    if (const ShardedTensor* s = a.sharded(); s != nullptr && s->local_devices() > 0) device_ptr = &s->shards().front().device();
+    else if (const Tensor* t = a.replicated()) device_ptr = &t->device();
+  }
+  const sim::Device& device = device_ptr != nullptr ? *device_ptr : sim::Device::default_device();
+  if (device.cores() < n) {
+    world_error(k.name(), "err_mesh_exceeds_cores",
+                fmt::format("the mesh {} puts {} ranks on each process's device, which has {} NeuronCores; make a "
+                            "device with enough cores, e.g. sim::Device(\"{}\", {})",
+                            mesh_.str(), n, device.cores(), device.spec().name, n));
+  }
+
+  // Each rank's view of the arguments: its shard, or the replicated tensor.
+  std::vector<std::vector<Tensor>> rank_args(static_cast<std::size_t>(n));
+  std::vector<Shape> shapes;
+  std::vector<DType> dtypes;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const WorldArg& a = args[i];
+    if (const ShardedTensor* s = a.sharded()) {
+      if (!(s->mesh() == mesh_)) {
+        world_error(k.name(), "err_mesh_mismatch",
+                    fmt::format("argument {} is sharded over the mesh {}, the launch runs on {}", i, s->mesh().str(), mesh_.str()));
+      }
+      for (int r = 0; r < n; ++r) rank_args[static_cast<std::size_t>(r)].push_back(s->shard(first + r));
+    } else {
+      for (int r = 0; r < n; ++r) rank_args[static_cast<std::size_t>(r)].push_back(*a.replicated());
+    }
+    const Tensor& t0 = rank_args.front().back();
+    if (!t0.device().same_as(device))
+      world_error(k.name(), "err_argument_device", fmt::format("argument {} lives on another device than the launch", i));
+    shapes.push_back(t0.shape());
+    dtypes.push_back(t0.dtype());
+  }
+
+  WorldResult result;
+  result.first_rank = first;
+  result.world_size = W;
+  const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, launch_.grid(), device.spec().nc_version, W);
+  const ir::KernelIR& ir = *traced->ir;
+  result.ir_text = traced->text;
+  result.ir_hash = traced->hash;
+  refuse_aliased_writes(ir, rank_args.front());
+  const std::vector<int> stores = ir::count_stores(ir);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].replicated() == nullptr || stores[static_cast<std::size_t>(ir.params[i])] == 0) continue;
+    world_error(k.name(), "err_replicated_argument_written",
+                fmt::format("the kernel writes argument {} ({}), which every rank shares whole; pass it sharded, or "
+                            "write an output instead",
+                            i, ir.tensors[static_cast<std::size_t>(ir.params[i])].name));
+  }
+
+  // Every collective's groups, checked against the world before anything runs.
+  const std::vector<CollectiveGroups> groups =
+      resolve_collective_groups(ir, W, [&](const std::vector<std::string>& axes) {
+        std::vector<AxisRef> refs;
+        for (const std::string& a : axes) refs.push_back(AxisRef::parse(a));
+        return replica_groups(mesh_, refs).groups;
+      });
+  std::vector<std::vector<std::vector<int>>> rank_groups;
+  for (int r = 0; r < n; ++r) rank_groups.push_back(own_groups(groups, first + r));
+
+  // Every rank runs the whole grid on its own NeuronCore, in the grid's row-major order.
+  const std::vector<CoreSchedule> placed = place_instances(launch_.grid(), 1, k.name(), 1);
+  for (int r = 0; r < n; ++r) result.ranks.push_back({r, placed.front().instances});
+  sim::check_capacity(ir, device.spec());
+  refuse_per_instance_overflow(ir, result.ranks, device);
+
+  std::vector<std::shared_ptr<const Program>> programs(static_cast<std::size_t>(n));
+  std::vector<std::shared_ptr<const TracedKernel>> baked;  // MPMD: each rank's own kernel
+  if (o.mode == CompileMode::mpmd) {
+    for (int r = 0; r < n; ++r) {
+      auto b = std::make_shared<TracedKernel>();
+      b->ir = std::make_shared<const ir::KernelIR>(ir::bake_rank(ir, first + r, rank_groups[static_cast<std::size_t>(r)]));
+      b->text = ir::print(*b->ir);
+      b->hash = ir::hash_text(b->text);
+      baked.push_back(std::move(b));
+    }
+  }
+  if (o.executor == Executor::halide && !o.checked) {
+    check_bounds_at_run_time(ir, launch_.grid().logical_shape(), traced->unproven, W);
+    CorePrograms p = programs_for_cores(k.name(), *traced, result.ranks, std::string(device.spec().name), o.mode,
+                                        o.layer_unroll_factor, first, baked, mesh_key(ir, mesh_, groups));
+    programs = std::move(p.programs);
+    result.compiled = p.distinct_compiled;
+    result.reused = p.distinct_reused;
+    result.artifact_keys = std::move(p.distinct_keys);
+  } else {
+    for (int r = 0; r < n; ++r)  // checked mode keeps one launch's state per program: one per rank
+      programs[static_cast<std::size_t>(r)] = make_reference_program(baked.empty() ? traced->ir : baked[static_cast<std::size_t>(r)]->ir, o.checked);
+  }
+
+  std::vector<LaunchTensors> tensors;
+  for (int r = 0; r < n; ++r) tensors.push_back(bind_launch_tensors(ir, rank_args[static_cast<std::size_t>(r)], device, true));
+  if (o.checked)
+    for (int r = 0; r < n; ++r) programs[static_cast<std::size_t>(r)]->begin_launch(tensors[static_cast<std::size_t>(r)].bindings);
+
+  // Each rank on a thread of its own (they wait for each other at collectives); this thread
+  // serves the steps that cross processes.
+  WorldCollectives hub(k.name(), W, first, rank_groups, P > 1 ? &world : nullptr);
+  std::atomic<bool> stop{false};
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(n));
+  std::vector<std::vector<DevicePrint>> prints(static_cast<std::size_t>(n));
+  std::exception_ptr serve_error;
+  {
+    std::vector<std::jthread> threads;
+    for (int r = 0; r < n; ++r) {
+      threads.emplace_back([&, r] {
+        const auto i = static_cast<std::size_t>(r);
+        try {
+          std::unique_ptr<CoreRunner> runner = programs[i]->bind(tensors[i].bindings);
+          runner->set_rank_link(&hub.link(r));
+          if (run_core_instances(k.name(), *runner, result.ranks[i].instances, fmt::format("rank {}", first + r), stop))
+            hub.finished(r);
+          prints[i] = runner->take_device_prints();
+        } catch (const RankStopped&) {
+          errors[i] = std::current_exception();
+        } catch (const std::exception& e) {
+          errors[i] = std::current_exception();
+          stop = true;
+          hub.failed(r, e.what());
+        }
+      });
+    }
+    try {
+      hub.serve();
+    } catch (...) {
+      serve_error = std::current_exception();
+      stop = true;
+    }
+  }  // every rank's thread joined
+  for (const std::exception_ptr& e : errors) {  // the first rank's own failure, not the ones it stopped
+    if (!e) continue;
+    try {
+      std::rethrow_exception(e);
+    } catch (const RankStopped&) {
+    }
+  }
+  if (serve_error) std::rethrow_exception(serve_error);
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);  // stopped, with no rank's own reason here: an internal fault
+  if (o.checked)
+    for (int r = 0; r < n; ++r) programs[static_cast<std::size_t>(r)]->end_launch(tensors[static_cast<std::size_t>(r)].bindings);
+
+  std::ostream& print_to = o.device_print != nullptr ? *o.device_print : std::cout;
+  for (int r = 0; r < n; ++r) {
+    std::vector<DevicePrint>& mine = prints[static_cast<std::size_t>(r)];
+    std::stable_sort(mine.begin(), mine.end(), [](const DevicePrint& a, const DevicePrint& b) { return a.pid < b.pid; });
+    for (const DevicePrint& p : mine) print_to << "[rank " << first + r << "] " << p.text << '\n';
+  }
+  print_to.flush();
+
+  // Each output as the sharded tensor its declared spec makes of the ranks' copies.
+  for (std::size_t i = 0; i < ir.outputs.size(); ++i) {
+    const auto id = static_cast<std::size_t>(ir.outputs[i]);
+    const ir::TensorDecl& t = ir.tensors[id];
+    const PartitionSpec spec = i < options_.out_specs.size()
+                                   ? options_.out_specs[i]
+                                   : PartitionSpec(std::vector<PartitionSpec::Entry>(t.shape.size()));
+    const Sharding sharding = Sharding::from_spec(mesh_, spec, t.shape.size());
+    const Shape global = global_shape(t.shape, sharding);
+    std::vector<Tensor> shards;
+    for (int r = 0; r < n; ++r) shards.push_back(*tensors[static_cast<std::size_t>(r)].storage[id]);
+    check_replicas(world, k.name(), t.name, sharding.placement(global), first, shards);
+    result.outputs.push_back(ShardedTensor::from_local_shards(global, t.dtype, mesh_, spec, first, std::move(shards)));
+  }
+  return result;
+}
+
+}  // namespace nki
