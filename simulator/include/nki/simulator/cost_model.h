@@ -92,11 +92,20 @@ struct ProfileReport {
   std::vector<SourceLoc> op_locs;  ///< per body index: the kernel source line
 };
 
+/** How one collective (ir::CollectiveOp) of a world launch meets, as one rank sees it. */
+struct CollectiveShape {
+  int ranks = 1;  ///< the size of the rank's group (a permute: 2 when the rank sends or receives, else 1)
+  int chips = 1;  ///< how many chips the group's ranks are on (1: all on this core's chip)
+};
+
 /** The instances one NeuronCore runs, in order (as the launch places them). */
 struct CoreWork {
   int nc = 0;
   std::vector<std::vector<std::int64_t>> instances;
   int rank = 0;  ///< the world rank the core runs for (rank_id(); 0 outside a world launch)
+  /// Per ir::CollectiveOp of the kernel, in body order; a collective past the end meets a group
+  /// of one (a plain launch), which moves its bytes within the core.
+  std::vector<CollectiveShape> collectives;
 };
 
 /**
