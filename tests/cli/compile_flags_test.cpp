@@ -108,7 +108,7 @@ TEST_CASE("nki compile refuses every bad flag and combination with one line, exi
        "err_invalid_unroll_factor: --layer-unroll-factor \"0\"; expected an integer from 1 to 64"},
       {{"--cores", "5"},
        "err_invalid_cores: --cores 5 is not a multiple of --lnc 2; expected whole logical cores of 2 NeuronCores"},
-      {{"--mesh", "data=2,tensor=3"},
+      {{"--mesh", "data=2,tensor=3", "--cores", "8"},
        "err_invalid_mesh: --mesh \"data=2,tensor=3\": the axis sizes multiply to 6; expected 4 (--cores 8 / --lnc 2 "
        "logical cores)"},
       {{"--mesh", "dp=4"},

@@ -138,6 +138,21 @@ TEST_CASE("driver options: the two llm-training spellings give byte-identical op
   }
 }
 
+TEST_CASE("driver options: --mesh without --cores sizes the world, one logical core per mesh device") {
+  DriverFlags f;
+  f.mesh = "data=2,tensor=4";
+  const nki::PipelineOptions o = nki::seed_pipeline_options(f);
+  CHECK(o.lnc == 2);
+  CHECK(o.cores == 16);
+  CHECK(o.device_mesh().str() == "{\"pipeline\"=1, \"data\"=2, \"tensor\"=4}");
+  CHECK(o.replica_groups.at("tensor") == nki::GroupList{{0, 1, 2, 3}, {4, 5, 6, 7}});
+  f.lnc = "1";
+  CHECK(nki::seed_pipeline_options(f).cores == 8);
+  f.mesh = "data=65536,tensor=2";
+  CHECK(test::user_error_of([&] { (void)nki::seed_pipeline_options(f); }) == "err_invalid_mesh: --mesh \"data=65536,tensor=2\": 131072 logical cores of 1 NeuronCores; at most "
+                      "65536 NeuronCores");
+}
+
 TEST_CASE("driver options: the JSON fields, in order, with the mesh's replica groups") {
   DriverFlags f;
   f.spmd = true;
@@ -305,9 +320,11 @@ TEST_CASE("driver options: every refused flag and combination, in one line namin
   CHECK(refusal(f) == "err_invalid_cores: --cores 7 is not a multiple of --lnc 2; expected whole logical cores of 2 "
                       "NeuronCores");
   f = {};
+  f.cores = "8";
   f.mesh = "data=3";
   CHECK(refusal(f) == "err_invalid_mesh: --mesh \"data=3\": the axis sizes multiply to 3; expected 4 (--cores 8 / "
                       "--lnc 2 logical cores)");
+  f.cores.reset();
   f.mesh = "data=2,expert=2";
   CHECK(refusal(f) == "err_invalid_mesh: --mesh \"data=2,expert=2\": unknown axis \"expert\"; expected data, tensor "
                       "or pipeline");

@@ -27,12 +27,15 @@ namespace {
 /** The files of a cache entry --output DIR holds for each artifact. */
 constexpr const char* kArtifactFiles[] = {"kernel.so", "plan.json", "lowered.stmt", "key.txt"};
 
-/** Which core runs which instances with which artifact: DIR/cores.json. */
+/** Which core (a world compile: which rank) runs which instances with which artifact: DIR/cores.json. */
 std::string cores_json(const CompileReport& r) {
   nlohmann::ordered_json cores = nlohmann::ordered_json::array();
   for (const CoreArtifact& c : r.busy)
-    cores.push_back({{"nc", c.nc}, {"artifact", c.key}, {"instances", c.instances}});
-  return nlohmann::ordered_json{{"kernel", r.kernel}, {"cores", cores}}.dump(2) + "\n";
+    cores.push_back({{r.ranks > 0 ? "rank" : "nc", c.nc}, {"artifact", c.key}, {"instances", c.instances}});
+  nlohmann::ordered_json j{{"kernel", r.kernel}};
+  if (r.ranks > 0) j["mesh"] = r.mesh;
+  j[r.ranks > 0 ? "ranks" : "cores"] = cores;
+  return j.dump(2) + "\n";
 }
 
 }  // namespace
@@ -149,6 +152,8 @@ int CompileCommand::run(const KernelRegistry& registry, std::ostream& out, std::
   opt.layer_unroll_factor = options.layer_unroll_factor;
   opt.unannotated_cores = options.unannotated_cores();
   opt.estimate_latency = true;
+  opt.mesh = options.device_mesh();  // the world of a kernel that spans ranks: one rank per logical core
+  opt.lnc = options.lnc;
   const CompileReport r = compile(k->kernel.launch(grid), shapes, dtypes, opt);
   if (communicator().rank() != 0) return 0;  // under MPI the report is the world's: rank 0 writes and prints it
 
@@ -169,16 +174,20 @@ int CompileCommand::run(const KernelRegistry& registry, std::ostream& out, std::
     }
     dir->commit();
   }
+  const char* unit = r.ranks > 0 ? "rank" : "core";
   if (!options.spmd) {
-    err << fmt::format("nki compile: compiling MPMD, one artifact per core; pass --spmd to compile one artifact that "
-                       "every core shares\n");
+    err << fmt::format("nki compile: compiling MPMD, one artifact per {}; pass --spmd to compile one artifact that "
+                       "every {} shares\n",
+                       unit, unit);
   }
-  out << fmt::format("{}: {} on {} cores, grid {}: {} artifact{} compiled, {} reused\n", r.kernel,
-                     options.spmd ? "SPMD" : "MPMD", r.cores, grid.str(), r.compiled, r.compiled == 1 ? "" : "s",
-                     r.reused);
+  const std::string world = r.ranks > 0 ? fmt::format("{} ranks of mesh {} ({} cores)", r.ranks, r.mesh, r.cores)
+                                        : fmt::format("{} cores", r.cores);
+  out << fmt::format("{}: {} on {}, {}: {} artifact{} compiled, {} reused\n", r.kernel,
+                     options.spmd ? "SPMD" : "MPMD", world, grid.axes.empty() ? "no grid" : "grid " + grid.str(),
+                     r.compiled, r.compiled == 1 ? "" : "s", r.reused);
   for (const CoreArtifact& c : r.busy) {
-    out << fmt::format("  NC{} {} {}, {} instance{}\n", c.nc, c.key, c.compiled ? "compiled" : "reused", c.instances,
-                       c.instances == 1 ? "" : "s");
+    out << fmt::format("  {} {} {}, {} instance{}\n", r.ranks > 0 ? fmt::format("rank {}", c.nc) : fmt::format("NC{}", c.nc),
+                       c.key, c.compiled ? "compiled" : "reused", c.instances, c.instances == 1 ? "" : "s");
   }
   out << fmt::format("simulated latency {:.3f} us on {}\n", r.simulated_latency_us, options.target);
   return 0;

@@ -99,8 +99,11 @@ std::array<std::int64_t, 3> default_split(const std::optional<std::string>& stra
   return {1, n, 1};  // no strategy and fsdp: every logical core a data-parallel rank
 }
 
-/** --mesh data=D,tensor=T,pipeline=P in any order; unnamed axes have size 1. */
-std::array<std::int64_t, 3> parse_mesh(const std::string& text, std::int64_t n, int cores, int lnc) {
+/**
+ * --mesh data=D,tensor=T,pipeline=P in any order; unnamed axes have size 1. With `n` the sizes
+ * must multiply to n (the logical cores --cores gives); without, the mesh sets the world's size.
+ */
+std::array<std::int64_t, 3> parse_mesh(const std::string& text, std::optional<std::int64_t> n, int cores, int lnc) {
   std::array<std::int64_t, 3> sizes{1, 1, 1};
   std::array<bool, 3> named{false, false, false};
   std::string_view rest = text;
@@ -132,10 +135,14 @@ std::array<std::int64_t, 3> parse_mesh(const std::string& text, std::int64_t n, 
     rest.remove_prefix(comma + 1);
   }
   const std::int64_t product = sizes[0] * sizes[1] * sizes[2];
-  if (product != n) {
+  if (!n && product * lnc > kMaxCores) {
+    refuse("err_invalid_mesh", fmt::format("--mesh \"{}\": {} logical cores of {} NeuronCores; at most {} NeuronCores",
+                                           text, product, lnc, kMaxCores));
+  }
+  if (n && product != *n) {
     refuse("err_invalid_mesh", fmt::format("--mesh \"{}\": the axis sizes multiply to {}; expected {} (--cores {} / "
                                            "--lnc {} logical cores)",
-                                           text, product, n, cores, lnc));
+                                           text, product, *n, cores, lnc));
   }
   return sizes;
 }
@@ -165,15 +172,31 @@ PipelineOptions seed_pipeline_options(const DriverFlags& f) {
   if (f.spmd) o.frontend_options.push_back("spmd");
   o.enable_internal_spmd_opt = f.spmd && o.lnc > 1;
 
-  const std::int64_t n = o.logical_cores();
-  const std::array<std::int64_t, 3> sizes =
-      f.mesh ? parse_mesh(*f.mesh, n, o.cores, o.lnc) : default_split(o.distribution_strategy, n);
+  // --mesh without --cores sizes the world: one logical core per mesh device.
+  std::array<std::int64_t, 3> sizes{};
+  if (f.mesh && !f.cores) {
+    sizes = parse_mesh(*f.mesh, std::nullopt, o.cores, o.lnc);
+    o.cores = static_cast<int>(sizes[0] * sizes[1] * sizes[2] * o.lnc);
+  } else {
+    const std::int64_t n = o.logical_cores();
+    sizes = f.mesh ? parse_mesh(*f.mesh, n, o.cores, o.lnc) : default_split(o.distribution_strategy, n);
+  }
   const Mesh mesh = Mesh::iota({sizes[0], sizes[1], sizes[2]}, {kAxes[0], kAxes[1], kAxes[2]});
   for (std::size_t a = 0; a < 3; ++a) {
     o.mesh.push_back({kAxes[a], sizes[a]});
     o.replica_groups[kAxes[a]] = replica_groups(mesh, {AxisRef{kAxes[a]}}).groups;
   }
   return o;
+}
+
+Mesh PipelineOptions::device_mesh() const {
+  Shape sizes;
+  std::vector<std::string> names;
+  for (const MeshAxis& a : mesh) {
+    sizes.push_back(a.size);
+    names.push_back(a.name);
+  }
+  return Mesh::iota(sizes, names);
 }
 
 std::string pipeline_options_json(const PipelineOptions& o) {

@@ -47,6 +47,10 @@ void register_library_kernels(KernelRegistry& registry) {
     registry.add({name, fmt::format("NKI attention tutorial, q k v [128, seqlen]: {}", a.summary), a.kernel(),
                   [name](const std::vector<Shape>& s) { return attention_grid(name, s); }});
   }
+  registry.add({"mlp", "y = gelu(x @ w1) @ w2 in fp32 on one core, x [B, H], w1 [H, F], w2 [F, H]", mlp(), mlp_grid});
+  registry.add({"tensor_parallel_mlp",
+                "one rank's shard of gelu(x @ w1) @ w2 (w1 by columns, w2 by rows), all-reduced over the mesh's tensor axis",
+                tensor_parallel_mlp(), mlp_grid});
   registry.add_tunable(tensor_add_tiled_tunable());
   registry.add_tunable(matmul_fully_optimized_tunable());  // the plain matmul_fully_optimized above stays
   registry.add_tunable(mamba_v3_tunable());               // so does the plain mamba_v3

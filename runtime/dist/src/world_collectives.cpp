@@ -59,11 +59,14 @@ struct WorldCollectives::State {
                        op.loc.file, op.loc.line, fmt::join(a.pid, ","));
   }
 
+  /** Lock held: every rank stops; this one throws the error, which the other processes are told. */
   [[noreturn]] void mismatch(std::string detail, const SourceLoc& loc) {
+    UserError e("err_collective_mismatch", kernel, loc,
+                detail + "; every rank makes the same collectives in the same order, or they would wait forever");
+    if (failure.empty()) failure = e.what();
     stopped = true;
     cv.notify_all();
-    throw UserError("err_collective_mismatch", kernel, loc,
-                    detail + "; every rank makes the same collectives in the same order, or they would wait forever");
+    throw e;
   }
 
   /** Waits, lock held, until `ready`; a stop throws RankStopped. */
@@ -279,6 +282,7 @@ void WorldCollectives::finished(int local) {
 void WorldCollectives::failed(int local, const std::string& message) {
   std::lock_guard lock(s_->mu);
   if (s_->failure.empty()) s_->failure = fmt::format("rank {} failed: {}", s_->first + local, message);
+  // (a mismatch this process found is already recorded, as it was raised)
   s_->stopped = true;
   s_->cv.notify_all();
 }

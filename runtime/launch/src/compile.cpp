@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core_programs.h"
+#include "world_plan.h"
 #include "nki/communicator.h"
 #include "nki/placement.h"
 #include "nki/simulator/capacity.h"
@@ -37,6 +38,45 @@ void join_world(Communicator& world, CompileReport& r) {
   }
 }
 
+/**
+ * A kernel that spans ranks compiled for the mesh's ranks: as WorldLaunch plans it, each rank
+ * running the grid on its own logical core; this process compiles its share of the ranks.
+ */
+CompileReport compile_world(const BoundLaunch& launch, const TracedKernel& traced, const CompileOptions& options,
+                            const sim::TargetSpec& spec, Communicator& world) {
+  const Kernel& k = launch.kernel();
+  const Mesh& mesh = *options.mesh;
+  const int W = mesh.size(), P = world.ranks();
+  if (W % P != 0) {
+    throw UserError("err_mesh_exceeds_cores", k.name(), {},
+                    fmt::format("the mesh {} has {} devices, which do not split evenly over {} processes", mesh.str(), W, P));
+  }
+  const int n = W / P, first = world.rank() * n;
+  const WorldPlan plan = plan_world(traced, mesh, first, n, options.mode);
+  const std::vector<CoreSchedule> placed = place_instances(launch.grid(), 1, k.name(), 1);
+  std::vector<CoreSchedule> ranks;
+  for (int r = 0; r < n; ++r) ranks.push_back({r, placed.front().instances});
+  const CorePrograms p = programs_for_cores(k.name(), traced, ranks, std::string(spec.name), options.mode,
+                                            options.layer_unroll_factor, first, plan.baked, plan.mesh_key);
+  CompileReport r{k.name(), W, mesh.str(), traced.hash, options.mode, W * options.lnc, p.distinct_compiled,
+                  p.distinct_reused, {}};
+  std::vector<sim::CoreWork> work;
+  const int ranks_per_chip = std::max(1, spec.cores_per_chip / options.lnc);
+  for (int q = 0; q < n; ++q) {
+    const auto i = static_cast<std::size_t>(q);
+    r.busy.push_back({first + q, p.keys[i], p.compiled[i], static_cast<std::int64_t>(ranks[i].instances.size())});
+    work.push_back({q, ranks[i].instances, first + q, (first + q) / ranks_per_chip,
+                    collective_shapes(plan, *traced.ir, first + q, ranks_per_chip)});
+  }
+  r.ir_text = traced.text;
+  if (options.estimate_latency) {
+    sim::check_capacity(*traced.ir, spec);
+    r.simulated_latency_us = sim::estimate(*traced.ir, work, spec, false).latency_us;
+  }
+  if (P > 1) join_world(world, r);
+  return r;
+}
+
 }  // namespace
 
 CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
@@ -44,6 +84,11 @@ CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shape
   const Kernel& k = launch.kernel();
   const sim::TargetSpec& spec = sim::target_spec(options.target);
   Communicator& world = communicator();
+  if (options.mesh) {
+    const std::shared_ptr<const TracedKernel> traced =
+        k.trace(shapes, dtypes, launch.grid(), spec.nc_version, options.mesh->size());
+    if (spans_ranks(*traced->ir)) return compile_world(launch, *traced, options, spec, world);
+  }
   const int wanted = options.cores > 0 ? options.cores : spec.default_lnc;
   const int chip_cores = (wanted + world.ranks() - 1) / world.ranks();
   const int cores = chip_cores * world.ranks();
@@ -54,7 +99,7 @@ CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shape
   const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, launch.grid(), spec.nc_version);
   const CorePrograms p = programs_for_cores(k.name(), *traced, placed, std::string(spec.name), options.mode,
                                             options.layer_unroll_factor);
-  CompileReport r{k.name(), traced->hash, options.mode, cores, p.distinct_compiled, p.distinct_reused, {}};
+  CompileReport r{k.name(), 0, "", traced->hash, options.mode, cores, p.distinct_compiled, p.distinct_reused, {}};
   std::vector<sim::CoreWork> work;
   for (std::size_t c = 0; c < placed.size(); ++c) {
     if (placed[c].instances.empty()) continue;

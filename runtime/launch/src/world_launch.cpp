@@ -29,6 +29,7 @@
 #include "nki/simulator/capacity.h"
 #include "nki/traced_kernel.h"
 #include "reference_interpreter.h"
+#include "world_plan.h"
 
 namespace nki {
 
@@ -36,23 +37,6 @@ namespace {
 
 [[noreturn]] void world_error(const std::string& kernel, const char* name, std::string detail) {
   throw UserError(name, kernel, {}, std::move(detail));
-}
-
-/** The mesh and groups axis-named collectives use, as the cache key holds them ("" when none names an axis). */
-std::string mesh_key(const ir::KernelIR& k, const Mesh& mesh, const std::vector<CollectiveGroups>& groups) {
-  std::string s;
-  std::size_t i = 0;
-  for (const ir::Op& op : k.body) {
-    const auto* c = std::get_if<ir::CollectiveOp>(&op);
-    if (c == nullptr) continue;
-    if (!c->group.axes.empty()) {
-      std::vector<std::string> gs;
-      for (const auto& g : groups[i].groups) gs.push_back(fmt::format("[{}]", fmt::join(g, ",")));
-      s += fmt::format("{{{}}} -> [{}]; ", fmt::join(c->group.axes, ","), fmt::join(gs, ","));
-    }
-    ++i;
-  }
-  return s.empty() ? s : mesh.str() + ": " + s;
 }
 
 /** The global shape of an output whose every rank holds a shard of `shard` under `sharding`. */
@@ -114,6 +98,22 @@ void check_replicas(Communicator& world, const std::string& kernel, const std::s
 
 WorldLaunch::WorldLaunch(const BoundLaunch& launch, Mesh mesh, WorldOptions options)
     : launch_(launch), mesh_(std::move(mesh)), options_(std::move(options)) {}
+
+WorldWork WorldLaunch::plan_cost(const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
+                                 const sim::TargetSpec& t, int lnc) const {
+  const Kernel& k = launch_.kernel();
+  refuse_nested_launch(k, launch_.grid(), shapes.size());
+  const int W = mesh_.size();
+  WorldWork w;
+  w.traced = k.trace(shapes, dtypes, launch_.grid(), t.nc_version, W);
+  sim::check_capacity(*w.traced->ir, t);
+  const WorldPlan plan = plan_world(*w.traced, mesh_, 0, W, CompileMode::spmd);
+  const std::vector<CoreSchedule> placed = place_instances(launch_.grid(), 1, k.name(), 1);
+  const int per_chip = std::max(1, t.cores_per_chip / std::max(1, lnc));
+  for (int r = 0; r < W; ++r)
+    w.ranks.push_back({r % per_chip, placed.front().instances, r, r / per_chip, collective_shapes(plan, *w.traced->ir, r, per_chip)});
+  return w;
+}
 
 WorldResult WorldLaunch::run(const std::vector<WorldArg>& args) const {
   const Kernel& k = launch_.kernel();
@@ -181,15 +181,8 @@ WorldResult WorldLaunch::run(const std::vector<WorldArg>& args) const {
                             i, ir.tensors[static_cast<std::size_t>(ir.params[i])].name));
   }
 
-  // Every collective's groups, checked against the world before anything runs.
-  const std::vector<CollectiveGroups> groups =
-      resolve_collective_groups(ir, W, [&](const std::vector<std::string>& axes) {
-        std::vector<AxisRef> refs;
-        for (const std::string& a : axes) refs.push_back(AxisRef::parse(a));
-        return replica_groups(mesh_, refs).groups;
-      });
-  std::vector<std::vector<std::vector<int>>> rank_groups;
-  for (int r = 0; r < n; ++r) rank_groups.push_back(own_groups(groups, first + r));
+  // Every collective's groups, checked against the world before anything runs; MPMD kernels per rank.
+  const WorldPlan plan = plan_world(*traced, mesh_, first, n, o.mode);
 
   // Every rank runs the whole grid on its own NeuronCore, in the grid's row-major order.
   const std::vector<CoreSchedule> placed = place_instances(launch_.grid(), 1, k.name(), 1);
@@ -198,20 +191,11 @@ WorldResult WorldLaunch::run(const std::vector<WorldArg>& args) const {
   refuse_per_instance_overflow(ir, result.ranks, device);
 
   std::vector<std::shared_ptr<const Program>> programs(static_cast<std::size_t>(n));
-  std::vector<std::shared_ptr<const TracedKernel>> baked;  // MPMD: each rank's own kernel
-  if (o.mode == CompileMode::mpmd) {
-    for (int r = 0; r < n; ++r) {
-      auto b = std::make_shared<TracedKernel>();
-      b->ir = std::make_shared<const ir::KernelIR>(ir::bake_rank(ir, first + r, rank_groups[static_cast<std::size_t>(r)]));
-      b->text = ir::print(*b->ir);
-      b->hash = ir::hash_text(b->text);
-      baked.push_back(std::move(b));
-    }
-  }
+  const std::vector<std::shared_ptr<const TracedKernel>>& baked = plan.baked;
   if (o.executor == Executor::halide && !o.checked) {
     check_bounds_at_run_time(ir, launch_.grid().logical_shape(), traced->unproven, W);
     CorePrograms p = programs_for_cores(k.name(), *traced, result.ranks, std::string(device.spec().name), o.mode,
-                                        o.layer_unroll_factor, first, baked, mesh_key(ir, mesh_, groups));
+                                        o.layer_unroll_factor, first, baked, plan.mesh_key);
     programs = std::move(p.programs);
     result.compiled = p.distinct_compiled;
     result.reused = p.distinct_reused;
@@ -228,7 +212,7 @@ WorldResult WorldLaunch::run(const std::vector<WorldArg>& args) const {
 
   // Each rank on a thread of its own (they wait for each other at collectives); this thread
   // serves the steps that cross processes.
-  WorldCollectives hub(k.name(), W, first, rank_groups, P > 1 ? &world : nullptr);
+  WorldCollectives hub(k.name(), W, first, plan.rank_groups, P > 1 ? &world : nullptr);
   std::atomic<bool> stop{false};
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(n));
   std::vector<std::vector<DevicePrint>> prints(static_cast<std::size_t>(n));

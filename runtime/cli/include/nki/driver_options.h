@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "nki/mesh.h"
 #include "nki/replica_groups.h"
 
 namespace nki {
@@ -46,6 +47,8 @@ struct PipelineOptions {
   std::map<std::string, GroupList> replica_groups;  ///< per mesh axis: the groups of a collective over it
 
   int logical_cores() const { return cores / lnc; }
+  /** The mesh as a nki::Mesh over the logical cores (axes pipeline, data, tensor; device ids 0, 1, ... row-major). */
+  Mesh device_mesh() const;
   /** The cores a grid without nc factors is placed on: lnc with the internal SPMD opt, else 1. */
   int unannotated_cores() const { return enable_internal_spmd_opt ? lnc : 1; }
 };

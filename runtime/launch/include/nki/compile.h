@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "nki/kernel.h"
+#include "nki/mesh.h"
 
 namespace nki {
 
@@ -19,6 +21,12 @@ struct CompileOptions {
   /// A grid without nc factors is split over this many cores (place_instances); 1: all on NC0.
   int unannotated_cores = 1;
   bool estimate_latency = false;  ///< also run the cost model on the placement (CompileReport::simulated_latency_us)
+  /// The world of a kernel that spans ranks (collectives, rank_id): one rank per device of this
+  /// mesh, each running the whole grid on one logical core of `lnc` NeuronCores, its axis-named
+  /// collectives' groups the mesh's (nki::WorldLaunch's model). A kernel that does not span
+  /// ranks ignores it and is placed on the cores as above.
+  std::optional<Mesh> mesh;
+  int lnc = 1;  ///< NeuronCores per rank with `mesh` (ranks per chip: the target's cores / lnc)
 };
 
 /** The artifact one core of the world uses. */
@@ -31,6 +39,10 @@ struct CoreArtifact {
 
 struct CompileReport {
   std::string kernel;
+  /// A world compile (CompileOptions::mesh and a kernel that spans ranks): the ranks of the
+  /// world; `busy` then lists ranks (nc is the world rank). 0 otherwise.
+  int ranks = 0;
+  std::string mesh;  ///< the world's mesh (Mesh::str), for a world compile
   std::string ir_hash;
   CompileMode mode = CompileMode::spmd;
   int cores = 0;                    ///< cores in the world
@@ -49,6 +61,9 @@ struct CompileReport {
  * (nki/mpi_world.h) every rank calls it alike: the grid is placed on the world's cores, each rank
  * compiles what its own chip's cores need (one rank per host and cache directory first, the
  * others then loading it), and every rank returns the report of the whole world.
+ * With a mesh and a kernel that spans ranks it compiles for the mesh's ranks instead: SPMD one
+ * artifact for all, MPMD one per rank with its rank and groups baked in; the mesh's groups are
+ * part of the key. Collectives whose groups do not fit the mesh are refused (nki::UserError).
  */
 CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
                       const CompileOptions& options = {});

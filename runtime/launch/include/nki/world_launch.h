@@ -13,6 +13,8 @@
 #include "nki/mesh.h"
 #include "nki/partition_spec.h"
 #include "nki/sharded_tensor.h"
+#include "nki/simulator/cost_model.h"
+#include "nki/simulator/target.h"
 
 namespace nki {
 
@@ -64,10 +66,25 @@ struct WorldResult {
  * replicated argument (err_replicated_argument_written), and collectives whose groups do not
  * fit the world (err_replica_group_mismatch, err_unknown_mesh_axis, ...).
  */
+/** What every rank of a world launch runs, for the cost model (no data; nki::profile_world). */
+struct WorldWork {
+  std::shared_ptr<const TracedKernel> traced;
+  /// Every rank of the world, in rank order: nc is its core on its chip, chip = rank / ranks per
+  /// chip, and each collective's group size and chip span.
+  std::vector<sim::CoreWork> ranks;
+};
+
 class WorldLaunch {
  public:
   WorldLaunch(const BoundLaunch& launch, Mesh mesh, WorldOptions options = {});
   WorldResult run(const std::vector<WorldArg>& args) const;
+  /**
+   * The trace and every rank's work for per-rank argument `shapes` and `dtypes` on target `t`,
+   * each rank a logical core of `lnc` NeuronCores (so t.cores_per_chip / lnc ranks per chip),
+   * checked as run() checks before anything runs.
+   */
+  WorldWork plan_cost(const std::vector<Shape>& shapes, const std::vector<DType>& dtypes, const sim::TargetSpec& t,
+                      int lnc = 1) const;
   const Mesh& mesh() const { return mesh_; }
 
  private:
