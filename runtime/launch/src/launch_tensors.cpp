@@ -5,9 +5,41 @@
 
 namespace nki {
 
+namespace {
+
+/** The tensors a collective at the kernel's top level writes whole before any other op touches them. */
+std::vector<bool> written_whole_first(const ir::KernelIR& ir) {
+  std::vector<bool> whole(ir.tensors.size(), false), touched(ir.tensors.size(), false);
+  int depth = 0;
+  for (const ir::Op& op : ir.body) {
+    if (std::holds_alternative<ir::LoopOp>(op)) ++depth;
+    if (std::holds_alternative<ir::LoopEndOp>(op)) --depth;
+    if (const auto* c = std::get_if<ir::CollectiveOp>(&op); c != nullptr && depth == 0) {
+      for (int t : c->dsts) whole[static_cast<std::size_t>(t)] = whole[static_cast<std::size_t>(t)] || !touched[static_cast<std::size_t>(t)];
+      for (int t : c->srcs) touched[static_cast<std::size_t>(t)] = true;
+      for (int t : c->dsts) touched[static_cast<std::size_t>(t)] = true;
+      continue;
+    }
+    auto touch = [&](const ir::Access& a) { touched[static_cast<std::size_t>(a.tensor)] = true; };
+    std::visit([&](const auto& o) {
+      if constexpr (requires { o.src.tensor; }) touch(o.src);
+      if constexpr (requires { o.dst.tensor; }) touch(o.dst);
+      if constexpr (requires { o.mem.tensor; }) touch(o.mem);
+    }, op);
+    if (const auto* c = std::get_if<ir::CollectiveOp>(&op)) {  // in a loop: may not run
+      for (int t : c->srcs) touched[static_cast<std::size_t>(t)] = true;
+      for (int t : c->dsts) touched[static_cast<std::size_t>(t)] = true;
+    }
+  }
+  return whole;
+}
+
+}  // namespace
+
 LaunchTensors bind_launch_tensors(const ir::KernelIR& ir, const std::vector<Tensor>& args, const sim::Device& device,
                                   bool zero_outputs) {
   LaunchTensors out;
+  const std::vector<bool> whole = zero_outputs ? written_whole_first(ir) : std::vector<bool>(ir.tensors.size(), false);
   out.storage.resize(ir.tensors.size());
   for (const ir::TensorDecl& t : ir.tensors) {
     std::optional<Tensor>& s = out.storage[static_cast<std::size_t>(t.id)];
@@ -16,7 +48,8 @@ LaunchTensors bind_launch_tensors(const ir::KernelIR& ir, const std::vector<Tens
       s = args[static_cast<std::size_t>(pos)];
     } else if (t.memory == ir::Memory::shared_hbm) {
       Tensor& o = s.emplace(t.shape, t.dtype, device);
-      if (t.fill || zero_outputs) fill_elements(o.data(), o.dtype(), o.elements(), t.fill.value_or(0.0));
+      if (t.fill || (zero_outputs && !whole[static_cast<std::size_t>(t.id)]))
+        fill_elements(o.data(), o.dtype(), o.elements(), t.fill.value_or(0.0));
     } else if (t.memory == ir::Memory::constant_hbm) {
       // nl::shared_constant: the values the IR carries, in HBM before any instance runs.
       Tensor& c = s.emplace(t.shape, t.dtype, device);

@@ -19,8 +19,8 @@ struct LaunchTensors {
 
 /**
  * Binds every tensor of `ir`: arguments as given, shared_hbm ndarrays freshly allocated on
- * `device` (filled when the IR says, else zeroed when `zero_outputs`), shared constants filled
- * with the IR's values.
+ * `device` (filled when the IR says, else zeroed when `zero_outputs`, except those a top-level
+ * collective writes whole before anything reads them), shared constants filled with the IR's values.
  */
 LaunchTensors bind_launch_tensors(const ir::KernelIR& ir, const std::vector<Tensor>& args, const sim::Device& device,
                                   bool zero_outputs);
