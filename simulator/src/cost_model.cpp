@@ -730,11 +730,11 @@ ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores
   }
 
   const ir::LoopNest nest(k);
-  int active = 0;
-  for (const CoreWork& c : cores) active += c.instances.empty() ? 0 : 1;
-  const double share = t.hbm_gbps / std::max(1, active);
+  std::map<int, int> active;  // busy cores per chip
+  for (const CoreWork& c : cores) active[c.chip] += c.instances.empty() ? 0 : 1;
   for (const CoreWork& c : cores) {
     if (c.instances.empty()) continue;
+    const double share = t.hbm_gbps / std::max(1, active[c.chip]);
     CoreProfile& cp = rep.cores.emplace_back();
     cp.nc = c.nc;
     cp.rank = c.rank;

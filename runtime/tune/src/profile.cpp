@@ -12,6 +12,7 @@
 #include "nki/schedule.h"
 #include "nki/simulator/capacity.h"
 #include "nki/traced_kernel.h"
+#include "nki/world_launch.h"
 
 namespace nki {
 
@@ -36,6 +37,21 @@ ProfileReport profile(const BoundLaunch& launch, const std::vector<TensorSpec>& 
   std::vector<sim::CoreWork> work;
   for (const CoreSchedule& c : placed) work.push_back({c.nc, c.instances});
   ProfileReport r = sim::estimate(*traced->ir, work, spec, keep_events);
+  r.grid = launch.grid().str();
+  return r;
+}
+
+ProfileReport profile_world(const BoundLaunch& launch, const Mesh& mesh, const std::vector<TensorSpec>& args,
+                            const std::string& target, bool keep_events, int lnc) {
+  const sim::TargetSpec& spec = sim::target_spec(target);
+  std::vector<Shape> shapes;
+  std::vector<DType> dtypes;
+  for (const TensorSpec& a : args) {
+    shapes.push_back(a.shape);
+    dtypes.push_back(a.dtype);
+  }
+  const WorldWork w = WorldLaunch(launch, mesh).plan_cost(shapes, dtypes, spec, lnc);
+  ProfileReport r = sim::estimate(*w.traced->ir, w.ranks, spec, keep_events);
   r.grid = launch.grid().str();
   return r;
 }

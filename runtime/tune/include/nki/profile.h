@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "nki/kernel.h"
+#include "nki/mesh.h"
 #include "nki/simulator/cost_model.h"
 
 namespace nki {
@@ -29,6 +30,15 @@ struct TensorSpec {
  */
 ProfileReport profile(const BoundLaunch& launch, const std::vector<TensorSpec>& args, const std::string& target,
                       bool keep_events = true, int unannotated_cores = 1);
+
+/**
+ * Estimates a world launch (nki::WorldLaunch) of `launch` over `mesh` on `target`: every rank
+ * runs the grid on its own logical core of `lnc` NeuronCores with `args` (its shards' shapes),
+ * ranks filling chips in order, collectives priced by the cost model. One CoreProfile per rank
+ * (rank set); each chip's cores share its HBM.
+ */
+ProfileReport profile_world(const BoundLaunch& launch, const Mesh& mesh, const std::vector<TensorSpec>& args,
+                            const std::string& target, bool keep_events = true, int lnc = 1);
 
 /** nki::profile(kernel[grid], a, b): the same, for the shapes and dtypes of tensors, on their device's target. */
 template <class... T>

@@ -103,6 +103,7 @@ struct CoreWork {
   int nc = 0;
   std::vector<std::vector<std::int64_t>> instances;
   int rank = 0;  ///< the world rank the core runs for (rank_id(); 0 outside a world launch)
+  int chip = 0;  ///< the chip the core is on: the cores of one chip share its HBM bandwidth
   /// Per ir::CollectiveOp of the kernel, in body order; a collective past the end meets a group
   /// of one (a plain launch), which moves its bytes within the core.
   std::vector<CollectiveShape> collectives;
@@ -113,7 +114,7 @@ struct CoreWork {
  * instruction starts when its queue is free and its inputs are ready (tiles by def-use,
  * tensors by the overlap of the boxes accesses touch: read after write, write after read or
  * write). Engines run concurrently; on NeuronCore-v2 Vector and GpSimd share the SBUF port.
- * The chip's HBM bandwidth is split evenly among the cores that run instances. Needs no data.
+ * Each chip's HBM bandwidth is split evenly among its cores that run instances. Needs no data.
  */
 ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores, const TargetSpec& t,
                        bool keep_events);
