@@ -80,6 +80,18 @@ GridSpec softmax_grid(const std::vector<Shape>& shapes);
 /** NKI's RMSNorm tutorial: a [R, D], g [1, D] -> a / sqrt(mean(a^2)) * g. */
 const Kernel& rmsnorm();
 GridSpec rmsnorm_grid(const std::vector<Shape>& shapes);
+// ---- A Megatron-style MLP (tutorial 09) ----
+/** y = gelu(x @ w1) @ w2 in fp32 on one core: x [B, H], w1 [H, F], w2 [F, H], B, H and F multiples of 128. */
+const Kernel& mlp();
+/**
+ * One rank's part of the tensor-parallel MLP over a mesh with a `tensor` axis: x [B, H] whole,
+ * w1 [H, F/T] its column shard, w2 [F/T, H] its row shard; gelu(x @ w1) @ w2 is its partial
+ * product, all-reduced over the `tensor` axis (nki::collectives::all_reduce) into y [B, H].
+ * Run it with nki::WorldLaunch.
+ */
+const Kernel& tensor_parallel_mlp();
+/** The grid of both (none), after checking the three shapes fit (err_input_shape_mismatch, ...). */
+GridSpec mlp_grid(const std::vector<Shape>& shapes);
 /** epsilon of the registered layernorm. */
 inline constexpr double kLayernormEpsilon = 1e-5;
 /** NKI's LayerNorm tutorial: x [R, D], gamma and beta [1, D] -> (x - mean) / sqrt(var + epsilon) * gamma + beta. */
