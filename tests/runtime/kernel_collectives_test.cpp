@@ -5,6 +5,8 @@
  */
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+
 #include "nki/nki.h"
 #include "nki/sharding.h"
 #include "nki/world_launch.h"
@@ -295,4 +297,35 @@ TEST_CASE("Replicated arguments: every rank sees the whole tensor; a replicated 
         "rank_dependent_output: err_output_replicas_differ: output out is declared the same on ranks 0 and 1 "
         "(replicas of tile [0,0]) but element 0 is 0 on rank 0 and 1 on rank 1; declare its partition spec over the "
         "axes it differs along, or make the ranks compute the same");
+}
+
+TEST_CASE("MPMD world launch: one artifact per rank with its rank baked in, the same bytes as SPMD; strict mode refuses it") {
+  const nki::sim::Device device("trn2", 4);
+  const nki::Mesh mesh = nki::Mesh::iota({2, 2}, {"data", "tensor"});
+  const nki::PartitionSpec rows = nki::PartitionSpec::parse("(('data', 'tensor'), None)");
+  const nki::Tensor a = nki::Tensor::from_floats({4 * kRows, kCols}, DType::fp32, test::random_floats(4 * kRows * kCols, 17), device);
+  const nki::ShardedTensor sa = nki::mark_sharding(a, mesh, rows);
+  const nki::Kernel k = nki::jit("mpmd_ranks", [](nl::tensor x) {
+    auto out = nl::ndarray(x.shape(), x.dtype(), nl::shared_hbm, "out");
+    auto ip = nl::arange(kRows)[nl::_, nl::newaxis];
+    auto jf = nl::arange(kCols)[nl::newaxis, nl::_];
+    auto scaled = nl::ndarray(x.shape(), x.dtype(), nl::shared_hbm, "scaled");
+    nl::store(scaled[ip, jf], nl::load(x[ip, jf]) * nki::isa::iota(nc::rank_id() + 0 * jf, DType::fp32));
+    nc::all_reduce({scaled}, {out}, {.axes = {"tensor"}}, nl::add);
+    return out;
+  });
+  nki::LaunchOptions mpmd;
+  mpmd.mode = nki::CompileMode::mpmd;
+  const nki::WorldResult s = wt::run_world(k, mesh, nki::Executor::halide, {sa}, {rows});
+  const nki::WorldResult m = wt::run_world(k, mesh, nki::Executor::halide, {sa}, {rows}, {}, mpmd);
+  CHECK(s.artifact_keys.size() == 1);
+  CHECK(m.artifact_keys.size() == 4);
+  CHECK(test::bytes_of(s.outputs[0].gather()) == test::bytes_of(m.outputs[0].gather()));
+  const nki::WorldResult mr = wt::run_world(k, mesh, nki::Executor::reference, {sa}, {rows}, {}, mpmd);
+  CHECK(test::bytes_of(mr.outputs[0].gather()) == test::bytes_of(m.outputs[0].gather()));
+  ::setenv("NKI_SPMD_STRICT", "1", 1);
+  const std::string msg = test::user_error_of([&] { (void)wt::run_world(k, mesh, nki::Executor::halide, {sa}, {rows}, {}, mpmd); });
+  ::unsetenv("NKI_SPMD_STRICT");
+  CHECK(msg.starts_with("mpmd_ranks: err_spmd_artifact_splinter: kernel IR "));
+  CHECK(msg.find("resolved to 4 artifacts instead of one shared by every core") != std::string::npos);
 }
