@@ -6,6 +6,9 @@
  *   all_reduce_64MiB_8cores        nki::all_reduce over 8 cores of a trn2 device (one group of all 8)
  *   memcpy_64MiB                   std::memcpy of 64 MiB on the calling thread (the baseline)
  *   all_reduce_over_memcpy         both alternated in one loop; counter `ratio` = all_reduce GB/s / memcpy GB/s
+ *   kernel_all_reduce_64MiB_8cores the same all_reduce inside a kernel (nki::collectives::all_reduce), a
+ *                                  world launch over a mesh of the 8 cores, compiled (Halide) executor
+ *   kernel_all_reduce_over_memcpy  that launch and the memcpy alternated; `ratio` = its GB/s / memcpy's
  *
  * GB/s are decimal and count the 64 MiB buffer once per operation (NCCL's "algorithm
  * bandwidth"); `busbw_GBps` is that times 2(n-1)/n, the bytes each device sends and
@@ -22,8 +25,11 @@
 #include <string>
 #include <vector>
 
+#include "alternate.h"
 #include "nki/collectives.h"
+#include "nki/nki.h"
 #include "nki/tensor.h"
+#include "nki/world_launch.h"
 
 namespace {
 
@@ -165,8 +171,64 @@ void BM_all_reduce_over_memcpy(benchmark::State& state) {
   state.counters["ratio"] = copy_s / reduce_s;
 }
 
+/** The buffers as one sharded tensor over a mesh of the 8 cores, and a kernel that all-reduces it. */
+struct KernelAllReduce {
+  nki::Mesh mesh = nki::Mesh::iota({kCores}, {"x"});
+  nki::PartitionSpec spec = nki::PartitionSpec::parse("('x',)");
+  nki::ShardedTensor x;
+  nki::Kernel kernel = nki::jit("all_reduce_64MiB", [](nki::language::tensor t) {
+    auto out = nki::language::ndarray(t.shape(), t.dtype(), nki::language::shared_hbm, "out");
+    nki::collectives::all_reduce({t}, {out}, {}, nki::language::add);
+    return out;
+  });
+  nki::WorldLaunch launch{kernel.launch({}), mesh, {{spec}}};
+  std::string error;
+
+  KernelAllReduce()
+      : x(nki::ShardedTensor::from_local_shards({kCores * kElements}, nki::DType::fp32, mesh, spec, 0, inputs().buffers)) {
+    // The launch's result must be the host collective's, bit for bit (which Inputs checked against the host).
+    const std::vector<nki::Tensor> want = nki::all_reduce(inputs().buffers, nki::ReduceOp::sum);
+    const nki::WorldResult r = launch.run({x});
+    for (int d = 0; d < kCores && error.empty(); ++d) {
+      if (std::memcmp(r.outputs[0].shard(d).data(), want[static_cast<std::size_t>(d)].data(), kBytes) != 0)
+        error = "the kernel's all_reduce differs from nki::all_reduce on device " + std::to_string(d);
+    }
+  }
+  void once() const { benchmark::DoNotOptimize(launch.run({x}).outputs.front().shards().front().data()); }
+};
+
+KernelAllReduce& kernel_all_reduce() {
+  static KernelAllReduce k;
+  return k;
+}
+
+void BM_kernel_all_reduce_64MiB_8cores(benchmark::State& state) {
+  const KernelAllReduce& k = kernel_all_reduce();
+  if (!inputs().error.empty() || !k.error.empty()) {
+    state.SkipWithError((inputs().error + k.error).c_str());
+    return;
+  }
+  for (auto _ : state) k.once();
+  report(state);
+}
+
+void BM_kernel_all_reduce_over_memcpy(benchmark::State& state) {
+  const KernelAllReduce& k = kernel_all_reduce();
+  if (!inputs().error.empty() || !k.error.empty()) {
+    state.SkipWithError((inputs().error + k.error).c_str());
+    return;
+  }
+  CopyBuffers& b = copy_buffers();
+  nki_bench::alternate(state, [&] { k.once(); }, [&] {
+    std::memcpy(b.dst.get(), b.src.get(), kBytes);
+    benchmark::ClobberMemory();
+  });
+}
+
 }  // namespace
 
+BENCHMARK(BM_kernel_all_reduce_64MiB_8cores)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK(BM_kernel_all_reduce_over_memcpy)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_all_reduce_64MiB_8cores)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(BM_memcpy_64MiB)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(BM_all_reduce_over_memcpy)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);

@@ -12,6 +12,10 @@
  *   mpi_native_allreduce_64MiB     Open MPI's own MPI_Allreduce of the same buffers (its reduction
  *                                  order is its own, so not bit-reproducible): the baseline
  *   in_process_all_reduce_64MiB    the in-process backend over ranks-many cores, on rank 0
+ *   mpi_kernel_all_reduce_64MiB    nki::collectives::all_reduce inside a kernel, a world launch over a
+ *                                  mesh of one rank per process (compiled executor)
+ *   mpi_kernel_over_native         that launch and MPI_Allreduce alternated; `ratio` = the launch's GB/s
+ *                                  / MPI_Allreduce's
  *
  * Every rank runs the same fixed iteration counts, so their collectives pair up. GB/s are
  * decimal and count the 64 MiB once per operation (NCCL's algorithm bandwidth); busbw_GBps
@@ -27,10 +31,13 @@
 #include <thread>
 #include <vector>
 
+#include "alternate.h"
 #include "nki/collectives.h"
 #include "nki/communicator.h"
 #include "nki/mpi_world.h"
+#include "nki/nki.h"
 #include "nki/tensor.h"
+#include "nki/world_launch.h"
 
 namespace {
 
@@ -132,6 +139,58 @@ void BM_in_process_all_reduce_64MiB(benchmark::State& state) {
   report(state, devices);
 }
 
+/** This rank's buffer as its shard of a world launch over one rank per process, and a kernel that all-reduces it. */
+struct KernelAllReduce {
+  nki::sim::Device chip{"trn2", 1};
+  nki::Mesh mesh = nki::Mesh::iota({nki::communicator().ranks()}, {"x"});
+  nki::PartitionSpec spec = nki::PartitionSpec::parse("('x',)");
+  nki::ShardedTensor x = nki::ShardedTensor::from_local_shards({mesh.size() * kElements}, nki::DType::fp32, mesh, spec,
+                                                               nki::communicator().rank(), {input(nki::communicator().rank(), chip)});
+  nki::Kernel kernel = nki::jit("all_reduce_64MiB", [](nki::language::tensor t) {
+    auto out = nki::language::ndarray(t.shape(), t.dtype(), nki::language::shared_hbm, "out");
+    nki::collectives::all_reduce({t}, {out}, {}, nki::language::add);
+    return out;
+  });
+  nki::WorldLaunch launch{kernel.launch({}), mesh, {{spec}}};
+  std::string error;  ///< every rank's verdict of the first launch, the same on all
+
+  KernelAllReduce() {
+    const nki::WorldResult r = launch.run({x});
+    for (const std::string& e : nki::communicator().all_gather_text(check(r.outputs[0].shards()[0], mesh.size())))
+      if (!e.empty()) error = e;
+  }
+  void once() const { benchmark::DoNotOptimize(launch.run({x}).outputs.front().shards().front().data()); }
+};
+
+KernelAllReduce& kernel_all_reduce() {
+  static KernelAllReduce k;
+  return k;
+}
+
+void BM_mpi_kernel_all_reduce_64MiB(benchmark::State& state) {
+  const KernelAllReduce& k = kernel_all_reduce();
+  if (!k.error.empty()) {
+    state.SkipWithError(k.error.c_str());
+    return;
+  }
+  for (auto _ : state) k.once();
+  report(state, nki::communicator().ranks());
+}
+
+void BM_mpi_kernel_over_native(benchmark::State& state) {
+  const KernelAllReduce& k = kernel_all_reduce();
+  if (!k.error.empty()) {
+    state.SkipWithError(k.error.c_str());
+    return;
+  }
+  const nki::Tensor& in = k.x.shards()[0];
+  nki_bench::alternate(state, [&] { k.once(); }, [&] {
+    nki::Tensor out(nki::Shape{kElements}, nki::DType::fp32, k.chip);
+    MPI_Allreduce(in.data(), out.data(), static_cast<int>(kElements), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    benchmark::DoNotOptimize(out.data());
+  });
+}
+
 /** Ranks other than 0 run the MPI benchmark silently. */
 class SilentReporter : public benchmark::BenchmarkReporter {
  public:
@@ -144,6 +203,10 @@ class SilentReporter : public benchmark::BenchmarkReporter {
 BENCHMARK(BM_mpi_all_reduce_64MiB)->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(5)->Repetitions(5)
     ->ReportAggregatesOnly(true);
 BENCHMARK(BM_mpi_native_allreduce_64MiB)->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(5)
+    ->Repetitions(5)->ReportAggregatesOnly(true);
+BENCHMARK(BM_mpi_kernel_all_reduce_64MiB)->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(5)
+    ->Repetitions(5)->ReportAggregatesOnly(true);
+BENCHMARK(BM_mpi_kernel_over_native)->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(6)
     ->Repetitions(5)->ReportAggregatesOnly(true);
 BENCHMARK(BM_in_process_all_reduce_64MiB)->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(5)
     ->Repetitions(5)->ReportAggregatesOnly(true);
