@@ -24,6 +24,19 @@ std::vector<double> matmul(const std::vector<double>& lhsT, const std::vector<do
   return out;
 }
 
+std::vector<double> mlp(const std::vector<double>& x, const std::vector<double>& w1, const std::vector<double>& w2,
+                        std::int64_t b, std::int64_t h, std::int64_t f) {
+  std::vector<double> z(at(b * f), 0.0), y(at(b * h), 0.0);
+  for (std::int64_t i = 0; i < b; ++i)
+    for (std::int64_t k = 0; k < h; ++k)
+      for (std::int64_t j = 0; j < f; ++j) z[at(i * f + j)] += x[at(i * h + k)] * w1[at(k * f + j)];
+  for (double& v : z) v = v * (1.0 + std::erf(v / std::sqrt(2.0))) / 2.0;
+  for (std::int64_t i = 0; i < b; ++i)
+    for (std::int64_t k = 0; k < f; ++k)
+      for (std::int64_t j = 0; j < h; ++j) y[at(i * h + j)] += z[at(i * f + k)] * w2[at(k * h + j)];
+  return y;
+}
+
 std::vector<double> softmax(const std::vector<double>& x, std::int64_t rows, std::int64_t cols) {
   std::vector<double> out(x.size());
   for (std::int64_t r = 0; r < rows; ++r) {

@@ -61,7 +61,7 @@ TEST_CASE("nki compile --mesh data=2,tensor=4: one artifact for 8 ranks in SPMD,
   CHECK(ir_spmd.find("over axes {tensor}") != std::string::npos);
 }
 
-TEST_CASE("nki compile: the mesh's groups are in the key and in --dump-options; a kernel that spans no ranks ignores them") {
+TEST_CASE("nki compile: the mesh's groups are in the key and in --dump-options, and a kernel that spans no ranks ignores them") {
   test::FreshCache cache;
   const clitest::CliResult a = run_cli(with(kTp, {"--mesh", "data=2,tensor=4", "--spmd"}));
   const clitest::CliResult b = run_cli(with(kTp, {"--mesh", "data=4,tensor=2", "--spmd"}));
@@ -82,7 +82,7 @@ TEST_CASE("nki compile: the mesh's groups are in the key and in --dump-options; 
   CHECK(t.out.starts_with("tensor_add: SPMD on 4 cores, grid 2,1: 1 artifact compiled, 0 reused\n"));
 }
 
-TEST_CASE("nki::compile over a mesh: groups that do not fit are refused; a baked rank constant trips the guard rail") {
+TEST_CASE("nki::compile over a mesh: groups that do not fit are refused, a baked rank constant trips the guard rail") {
   test::FreshCache cache;
   namespace nl = nki::language;
   namespace nc = nki::collectives;

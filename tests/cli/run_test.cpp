@@ -270,8 +270,9 @@ TEST_CASE("cli: nki list names every library kernel, one per line, sorted") {
                                          "attn_fwd_v6", "attn_fwd_v7", "attn_fwd_v8", "attn_fwd_v8a", "attn_fwd_v9",
                                          "average_pool2d", "layernorm", "mamba_v1", "mamba_v2", "mamba_v3",
                                          "matmul_basic", "matmul_block_free_dimension",
-                                         "matmul_fully_optimized", "matmul_hoist_load", "matmul_tiled", "rmsnorm", "softmax",
-                                         "tensor_add", "tensor_add_nc2", "tensor_add_tiled", "transpose2d"});
+                                         "matmul_fully_optimized", "matmul_hoist_load", "matmul_tiled", "mlp", "rmsnorm",
+                                         "softmax", "tensor_add", "tensor_add_nc2", "tensor_add_tiled",
+                                         "tensor_parallel_mlp", "transpose2d"});
 }
 
 TEST_CASE("cli: nki --help and nki run --help print usage on stdout and exit 0") {

@@ -211,7 +211,7 @@ TEST_CASE("collective_permute inside a kernel: pairs of world ranks, a rank no p
   wt::check_world_both(k, mesh, {sa}, {rows}, {want}, "collective_permute");
 }
 
-TEST_CASE("Replica groups from mesh axes: all_reduce over {tensor} and over {data} of a data=2, tensor=4 mesh") {
+TEST_CASE("Replica groups from mesh axes: all_reduce over {tensor}, {data} and a sub-axis of a data=2, tensor=4 mesh") {
   const nki::sim::Device device("trn2", kWorld);
   const nki::Mesh mesh = nki::Mesh::iota({2, 4}, {"data", "tensor"});
   const nki::PartitionSpec rows = nki::PartitionSpec::parse("(('data', 'tensor'), None)");
@@ -220,10 +220,12 @@ TEST_CASE("Replica groups from mesh axes: all_reduce over {tensor} and over {dat
   const nki::ShardedTensor sa = nki::mark_sharding(a, mesh, rows);
   const std::vector<double> in = a.to_values();
   const std::vector<std::pair<std::string, std::vector<std::vector<int>>>> cases = {
-      {"tensor", {{0, 1, 2, 3}, {4, 5, 6, 7}}}, {"data", {{0, 4}, {1, 5}, {2, 6}, {3, 7}}}};
+      {"tensor", {{0, 1, 2, 3}, {4, 5, 6, 7}}},
+      {"data", {{0, 4}, {1, 5}, {2, 6}, {3, 7}}},
+      {"\"tensor\":(1)2", {{0, 2}, {1, 3}, {4, 6}, {5, 7}}}};  // a Shardy sub-axis: the major half of tensor
   for (const auto& [axis, groups] : cases) {
     CAPTURE(axis);
-    const nki::Kernel by_axis = nki::jit("all_reduce_axis_" + axis, [axis](nl::tensor x) {
+    const nki::Kernel by_axis = nki::jit("all_reduce_axis", [axis](nl::tensor x) {
       auto out = nl::ndarray(x.shape(), x.dtype(), nl::shared_hbm, "out");
       nc::all_reduce({x}, {out}, {.axes = {axis}}, nl::add);
       return out;
@@ -271,7 +273,7 @@ TEST_CASE("A grid inside each rank: every instance's collective meets the same i
   wt::check_world_both(k, mesh, {sa}, {rows}, {want}, "grid all_reduce", nki::GridSpec{{nki::GridAxis(2)}});
 }
 
-TEST_CASE("Replicated arguments: every rank sees the whole tensor; a replicated output must agree on every rank") {
+TEST_CASE("Replicated arguments: every rank sees the whole tensor, and a replicated output must agree on every rank") {
   const nki::sim::Device device("trn2", 4);
   const nki::Mesh mesh = nki::Mesh::iota({4}, {"x"});
   const nki::Tensor a = nki::Tensor::from_floats({kRows, kCols}, DType::fp32, test::random_floats(kRows * kCols, 16), device);
@@ -299,7 +301,7 @@ TEST_CASE("Replicated arguments: every rank sees the whole tensor; a replicated 
         "axes it differs along, or make the ranks compute the same");
 }
 
-TEST_CASE("MPMD world launch: one artifact per rank with its rank baked in, the same bytes as SPMD; strict mode refuses it") {
+TEST_CASE("MPMD world launch: one artifact per rank with its rank baked in, the same bytes as SPMD, refused in strict mode") {
   const nki::sim::Device device("trn2", 4);
   const nki::Mesh mesh = nki::Mesh::iota({2, 2}, {"data", "tensor"});
   const nki::PartitionSpec rows = nki::PartitionSpec::parse("(('data', 'tensor'), None)");

@@ -36,6 +36,10 @@ std::vector<double> average_pool2d(const std::vector<double>& in, std::int64_t c
 std::vector<double> attention_forward(const std::vector<double>& q, const std::vector<double>& k,
                                       const std::vector<double>& v, std::int64_t d_head, std::int64_t seqlen);
 
+/** y [B, H] = gelu(x @ w1) @ w2 for x [B, H], w1 [H, F], w2 [F, H], gelu(z) = z (1 + erf(z / sqrt 2)) / 2. */
+std::vector<double> mlp(const std::vector<double>& x, const std::vector<double>& w1, const std::vector<double>& w2,
+                        std::int64_t b, std::int64_t h, std::int64_t f);
+
 /** Tolerances of a comparison: |got - want| <= atol + rtol * |want| (numpy.allclose). */
 struct Tolerance {
   double atol, rtol;

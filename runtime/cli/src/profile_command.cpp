@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "argument_flags.h"
+#include "mesh_flag.h"
 #include "nki/npy.h"
 #include "nki/profile.h"
 #include "pending_file.h"
@@ -20,7 +21,7 @@ struct ProfileCommand::State {
   std::string kernel;
   std::vector<std::string> inputs, shapes;
   std::string dtype = "fp32";
-  std::optional<std::string> grid, trace;
+  std::optional<std::string> grid, trace, mesh;
   std::string target = "trn2";
   bool json = false;
 };
@@ -37,6 +38,10 @@ ProfileCommand::ProfileCommand(CLI::App& app, const KernelRegistry& registry) : 
   s.cmd->add_option("--target", s.target, "Simulated chip")->type_name("{trn1,inf2,trn2,trn3}")->default_str("trn2");
   s.cmd->add_option("--trace", s.trace, "Write the timeline as Chrome Trace Event JSON (Perfetto, chrome://tracing)");
   s.cmd->add_flag("--json", s.json, "Print the report as one JSON object");
+  s.cmd->add_option("--mesh", s.mesh,
+                    "Profile a world launch over this mesh (axes in order, name=size): every rank a NeuronCore "
+                    "running the grid, the shapes its shards'")
+      ->type_name("x=2,y=4");
 }
 
 ProfileCommand::~ProfileCommand() = default;
@@ -73,9 +78,12 @@ int ProfileCommand::run(std::ostream& out) const {
     check_grid_fits(*k, grid, expected, shapes);
   }
 
+  std::optional<Mesh> mesh;
+  if (s.mesh) mesh = make_mesh(*s.mesh);
   std::optional<PendingFile> trace;
   if (s.trace) trace.emplace(*s.trace);
-  const ProfileReport r = profile(k->kernel.launch(grid), args, s.target, s.trace.has_value());
+  const ProfileReport r = mesh ? profile_world(k->kernel.launch(grid), *mesh, args, s.target, s.trace.has_value())
+                               : profile(k->kernel.launch(grid), args, s.target, s.trace.has_value());
   if (trace) {
     trace->write(sim::chrome_trace_json(r));
     trace->commit();

@@ -84,15 +84,15 @@ CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shape
   const Kernel& k = launch.kernel();
   const sim::TargetSpec& spec = sim::target_spec(options.target);
   Communicator& world = communicator();
-  if (options.mesh) {
-    const std::shared_ptr<const TracedKernel> traced =
-        k.trace(shapes, dtypes, launch.grid(), spec.nc_version, options.mesh->size());
-    if (spans_ranks(*traced->ir)) return compile_world(launch, *traced, options, spec, world);
-  }
   const int wanted = options.cores > 0 ? options.cores : spec.default_lnc;
   const int chip_cores = (wanted + world.ranks() - 1) / world.ranks();
   const int cores = chip_cores * world.ranks();
   std::vector<CoreSchedule> placed = place_instances(launch.grid(), cores, k.name(), options.unannotated_cores);
+  if (options.mesh) {  // a grid that does not fit the cores is refused first, whatever the kernel
+    const std::shared_ptr<const TracedKernel> traced =
+        k.trace(shapes, dtypes, launch.grid(), spec.nc_version, options.mesh->size());
+    if (spans_ranks(*traced->ir)) return compile_world(launch, *traced, options, spec, world);
+  }
   // This rank's chip: world cores rank*chip_cores ... (ids stay global).
   placed = std::vector<CoreSchedule>(placed.begin() + world.rank() * chip_cores,
                                      placed.begin() + (world.rank() + 1) * chip_cores);
