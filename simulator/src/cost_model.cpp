@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "nki/ir/walk.h"
+#include "nki/simulator/collective_cost.h"
 #include "op_info.h"
 
 namespace nki::sim {
@@ -34,9 +35,13 @@ std::int64_t vector_cycles(std::int64_t free_size, int tile_inputs) {
 std::int64_t scalar_cycles(std::int64_t free_size) { return std::max<std::int64_t>(64, free_size); }
 std::int64_t gpsimd_cycles(std::int64_t free_size) { return 150 + free_size; }
 
+double dma_efficiency(std::int64_t bytes_per_partition, bool strided) {
+  const double eff = std::min(1.0, static_cast<double>(std::max<std::int64_t>(512, bytes_per_partition)) / 4096.0);
+  return strided ? eff * 0.5 : eff;
+}
+
 double dma_queue_us(const TargetSpec& t, std::int64_t bytes, std::int64_t bytes_per_partition, bool strided) {
-  double eff = std::min(1.0, static_cast<double>(std::max<std::int64_t>(512, bytes_per_partition)) / 4096.0);
-  if (strided) eff *= 0.5;
+  const double eff = dma_efficiency(bytes_per_partition, strided);
   return t.dma_fixed_us + static_cast<double>(bytes) / (t.dma_queue_gbps * 1e3 * eff);  // GB/s = 1e3 bytes/us
 }
 
@@ -331,6 +336,16 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     }
     return true;
   }
+  if (const auto* c = std::get_if<ir::CollectiveOp>(&op)) {
+    // As a group of one on rank 0 (a plain launch); the scheduler prices each core's own group.
+    const CollectiveSteps st = collective_steps(k, *c, CollectiveShape{}, 0, t, t.link_gbps);
+    in.engine = Engine::dma;
+    in.dma_bytes = st.bytes();
+    in.duration_us = st.steps * st.step_us(t);
+    in.what = fmt::format("{} of {} buffers, {} steps of {} bytes", ir::collective_name(c->kind), c->srcs.size(),
+                          st.steps, st.step_bytes);
+    return true;
+  }
   if (const auto* tr = std::get_if<ir::TransposeOp>(&op)) {
     const ir::TileInfo& d = tile(tr->data);
     if (tr->engine == ir::Engine::vector) {  // the Vector engine's 32x32 transpose: one pass over the tile
@@ -382,9 +397,13 @@ class CoreScheduler {
  public:
   CoreScheduler(const ir::KernelIR& k, const ir::LoopNest& nest, const TargetSpec& t,
                 const std::vector<Instruction>& instr, const std::vector<bool>& has_instr,
-                const std::vector<std::size_t>& fused_store, double hbm_share_gbps, CoreProfile& out, bool keep_events)
+                const std::vector<std::size_t>& fused_store, double hbm_share_gbps, double link_share_gbps,
+                const std::vector<int>& collective_ordinal, const std::vector<CollectiveShape>& collectives,
+                CoreProfile& out, bool keep_events)
       : k_(k), nest_(nest), t_(t), instr_(instr), has_(has_instr), fused_(fused_store),
-        hbm_bytes_per_us_(hbm_share_gbps * 1e3), out_(out), keep_(keep_events), loop_(k.loops.size(), 0),
+        hbm_bytes_per_us_(hbm_share_gbps * 1e3), link_share_gbps_(link_share_gbps),
+        collective_ordinal_(collective_ordinal), collectives_(collectives), out_(out), keep_(keep_events),
+        loop_(k.loops.size(), 0),
         tile_end_(k.tiles.size(), 0), tile_queue_(k.tiles.size(), -1), view_(k.tiles.size()), hist_(k.tensors.size()),
         queue_free_(4 + static_cast<std::size_t>(t.dma_queues), 0.0) {}
 
@@ -415,6 +434,9 @@ class CoreScheduler {
   const std::vector<bool>& has_;
   const std::vector<std::size_t>& fused_;
   double hbm_bytes_per_us_;
+  double link_share_gbps_;                       ///< this core's share of the chip's NeuronLink bandwidth
+  const std::vector<int>& collective_ordinal_;   ///< per body index: which CollectiveOp it is (-1: none)
+  const std::vector<CollectiveShape>& collectives_;  ///< this core's group of each, in body order
   CoreProfile& out_;
   bool keep_;
   std::vector<std::int64_t> pid_, loop_;
@@ -585,6 +607,40 @@ class CoreScheduler {
     return best >= 0 ? best : first;
   }
 
+  /**
+   * A collective: its ring steps one after the other on all of the core's DMA queues (each
+   * step's bytes spread over them), once its srcs are written and nothing still reads or writes
+   * its dsts; each step's bytes also take this core's share of HBM. A rank that moves nothing
+   * (a permute it has no part in) has no instruction.
+   */
+  void collective(std::size_t at, const ir::CollectiveOp& op) {
+    const auto ord = static_cast<std::size_t>(collective_ordinal_[at]);
+    const CollectiveShape group = ord < collectives_.size() ? collectives_[ord] : CollectiveShape{};
+    const CollectiveSteps c = collective_steps(k_, op, group, static_cast<int>(rank_), t_, link_share_gbps_);
+    if (c.steps == 0) return;
+    const int dma_q = static_cast<int>(Engine::dma);
+    Ready r;
+    for (int s : op.srcs) tensor_deps(s, whole(s), false, dma_q, 0.0, r);
+    for (int d : op.dsts) tensor_deps(d, whole(d), true, dma_q, 0.0, r);
+    const auto first = queue_free_.begin() + 4;
+    r.need(*std::max_element(first, queue_free_.end()));
+    const double start = r.at;
+    double end = start;
+    for (int s = 0; s < c.steps; ++s) {
+      const double hbm_end = reserve_hbm(end + t_.dma_fixed_us, static_cast<double>(c.step_bytes) / hbm_bytes_per_us_);
+      end = std::max(end + c.step_us(t_), hbm_end);
+    }
+    std::fill(first, queue_free_.end(), end);
+    out_.dma_bytes += c.bytes();
+    EngineUse& use = out_.engines[static_cast<std::size_t>(Engine::dma)];
+    use.busy_us += (end - start) * t_.dma_queues;  // DMA busy time is summed over queues
+    ++use.instructions;
+    if (keep_)
+      for (int q = 4; q < 4 + t_.dma_queues; ++q) out_.events.push_back({q, at, instance_, start, end});
+    for (int s : op.srcs) hist_[static_cast<std::size_t>(s)].add({whole(s), end, false, dma_q});
+    for (int d : op.dsts) hist_[static_cast<std::size_t>(d)].add({whole(d), end, true, dma_q});
+  }
+
   void step(std::size_t at) {
     const ir::Op& op = k_.body[at];
     if (const auto* l = std::get_if<ir::LoadOp>(&op); l && !has_[at]) {  // a view of an on-chip tensor
@@ -607,6 +663,10 @@ class CoreScheduler {
         a && k_.tensors[static_cast<std::size_t>(a->tensor)].memory == ir::Memory::psum) {
       // A PSUM tensor allocated again (in a loop) takes the next of the 8 banks: no hazard with the last one's uses.
       hist_[static_cast<std::size_t>(a->tensor)] = TensorHistory{};
+    }
+    if (const auto* c = std::get_if<ir::CollectiveOp>(&op)) {
+      collective(at, *c);
+      return;
     }
     if (!has_[at]) return;
     if (std::holds_alternative<ir::StoreOp>(op) && fused_[at] < at) return;  // done by its producer
@@ -732,14 +792,21 @@ ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores
   const ir::LoopNest nest(k);
   std::map<int, int> active;  // busy cores per chip
   for (const CoreWork& c : cores) active[c.chip] += c.instances.empty() ? 0 : 1;
+  std::vector<int> ordinal(n, -1);
+  int collectives = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::holds_alternative<ir::CollectiveOp>(k.body[i])) ordinal[i] = collectives++;
   for (const CoreWork& c : cores) {
     if (c.instances.empty()) continue;
+    // Each chip's HBM and NeuronLink bandwidths are split among its busy cores.
     const double share = t.hbm_gbps / std::max(1, active[c.chip]);
+    const double link_share = t.link_gbps / std::max(1, active[c.chip]);
     CoreProfile& cp = rep.cores.emplace_back();
     cp.nc = c.nc;
     cp.rank = c.rank;
     cp.instances = c.instances;
-    CoreScheduler(k, nest, t, instr, has, fused, share, cp, keep_events).run_instances();
+    CoreScheduler(k, nest, t, instr, has, fused, share, link_share, ordinal, c.collectives, cp, keep_events)
+        .run_instances();
   }
 
   // FLOPs and the ideal Tensor engine time: per op, times how often it runs.

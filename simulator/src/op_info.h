@@ -22,6 +22,7 @@ inline const char* op_label(const ir::Op& op) {
   if (std::holds_alternative<ir::QuantizeMxOp>(op)) return "quantize_mx";
   if (std::holds_alternative<ir::MatmulMxOp>(op)) return "matmul_mx";
   if (const auto* g = std::get_if<ir::GatherOp>(&op)) return g->indices >= 0 ? "gather" : "shuffle";
+  if (const auto* c = std::get_if<ir::CollectiveOp>(&op)) return ir::collective_name(c->kind);
   if (std::holds_alternative<ir::LoopOp>(op)) return "loop";
   return "end";
 }

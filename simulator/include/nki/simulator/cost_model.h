@@ -31,6 +31,8 @@ std::int64_t vector_cycles(std::int64_t free_size, int tile_inputs);
 std::int64_t scalar_cycles(std::int64_t free_size);
 /** GpSimd: 150 + N. */
 std::int64_t gpsimd_cycles(std::int64_t free_size);
+/** DMA efficiency of a transfer: min(1, max(512, bytes per partition) / 4096), halved when strided. */
+double dma_efficiency(std::int64_t bytes_per_partition, bool strided);
 /**
  * One DMA transfer of `bytes` (`bytes_per_partition` per partition) on one queue, in us:
  * fixed cost + bytes / (queue bandwidth x efficiency), efficiency = min(1, max(512, bytes per

@@ -28,6 +28,7 @@ struct TargetSpec {
   int dma_queues = 16;               ///< DMA engines (queues) per core
   double dma_queue_gbps = 0;         ///< bandwidth of one DMA engine, GB/s
   double dma_fixed_us = 1.3;         ///< fixed cost of one DMA transfer
+  double link_gbps = 0;              ///< chip-to-chip (NeuronLink) bandwidth per chip, GB/s, shared by its cores
   bool vector_gpsimd_share_sbuf_port = false;  ///< NeuronCore-v2: Vector and GpSimd serialize on SBUF access
   int nc_version = 3;                ///< NeuronCore generation (isa::get_nc_version): 2 trn1/inf2, 3 trn2, 4 trn3
 
