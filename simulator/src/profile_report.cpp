@@ -23,6 +23,7 @@ std::string profile_json(const ProfileReport& r) {
   j["kernel"] = r.kernel;
   j["target"] = r.target;
   j["grid"] = r.grid;
+  if (r.ranks > 0) j["ranks"] = r.ranks;
   j["latency_us"] = us(r.latency_us);
   j["flops"] = r.flops;
   j["hfu"] = std::round(r.hfu * 1e6) / 1e6;
@@ -32,6 +33,7 @@ std::string profile_json(const ProfileReport& r) {
   nlohmann::ordered_json cores = nlohmann::ordered_json::array();
   for (const CoreProfile& c : r.cores) {
     nlohmann::ordered_json cj;
+    if (r.ranks > 0) cj["rank"] = c.rank;
     cj["nc"] = c.nc;
     cj["latency_us"] = us(c.latency_us);
     cj["instances"] = c.instances.size();
@@ -60,20 +62,23 @@ std::string chrome_trace_json(const ProfileReport& r) {
     out += e.dump();
   };
   for (const CoreProfile& c : r.cores) {
-    emit({{"name", "process_name"}, {"ph", "M"}, {"pid", c.nc}, {"args", {{"name", fmt::format("NC{}", c.nc)}}}});
+    // A world launch's ranks are one process each (their cores repeat from chip to chip).
+    const int pid = r.ranks > 0 ? c.rank : c.nc;
+    const std::string pname = r.ranks > 0 ? fmt::format("rank {} (NC{})", c.rank, c.nc) : fmt::format("NC{}", c.nc);
+    emit({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", pname}}}});
     std::vector<bool> used(64, false);
     for (const Event& e : c.events) used.at(static_cast<std::size_t>(e.queue)) = true;
     for (int q = 0; q < 64; ++q) {
       if (q >= 4 && !used[static_cast<std::size_t>(q)]) continue;
       if (q >= 4 + 60) break;
-      emit({{"name", "thread_name"}, {"ph", "M"}, {"pid", c.nc}, {"tid", q}, {"args", {{"name", queue_name(q)}}}});
+      emit({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", q}, {"args", {{"name", queue_name(q)}}}});
     }
     for (const Event& e : c.events) {
       const Engine engine = e.queue < 4 ? static_cast<Engine>(e.queue) : Engine::dma;
       emit({{"name", r.ops[e.op]},
             {"cat", engine_name(engine)},
             {"ph", "X"},
-            {"pid", c.nc},
+            {"pid", pid},
             {"tid", e.queue},
             {"ts", us(e.start_us)},
             {"dur", us(e.end_us - e.start_us)},
@@ -95,7 +100,8 @@ std::string profile_text(const ProfileReport& r) {
   s += fmt::format("DMA: {} bytes, achieved {:.1f} GB/s\n", r.dma_bytes, r.dma_gbps);
   s += fmt::format("instructions: {}\n", r.instructions);
   for (const CoreProfile& c : r.cores) {
-    s += fmt::format("NC{}: {:.3f} us, {} instances, {} DMA bytes\n", c.nc, c.latency_us, c.instances.size(), c.dma_bytes);
+    const std::string who = r.ranks > 0 ? fmt::format("rank {} (NC{})", c.rank, c.nc) : fmt::format("NC{}", c.nc);
+    s += fmt::format("{}: {:.3f} us, {} instances, {} DMA bytes\n", who, c.latency_us, c.instances.size(), c.dma_bytes);
     s += fmt::format("  {:<8} {:>12} {:>12} {:>13}\n", "engine", "busy_us", "utilization", "instructions");
     for (int e = 0; e < kEngines; ++e) {
       const EngineUse& u = c.engines[static_cast<std::size_t>(e)];

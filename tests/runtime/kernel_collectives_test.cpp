@@ -103,7 +103,7 @@ TEST_CASE("all_reduce inside a kernel, groups of 1, 2, 4 and 8 ranks, sum, max a
   }
 }
 
-TEST_CASE("all_gather, reduce_scatter and all_to_all inside a kernel, groups of 1, 2, 4 and 8 ranks") {
+TEST_CASE("all_gather, reduce_scatter, all_to_all and collective_permute_implicit inside a kernel, groups of 1, 2, 4 and 8 ranks") {
   const nki::sim::Device device("trn2", kWorld);
   const nki::Mesh mesh = nki::Mesh::iota({kWorld}, {"x"});
   const nki::PartitionSpec rows = nki::PartitionSpec::parse("('x', None)");

@@ -53,7 +53,7 @@ std::shared_ptr<const nki::ir::KernelIR> ir_of(const nki::Kernel& k, nki::Shape 
 /** `cores` cores of one chip, one instance each, core c running rank c in a group of `group`. */
 std::vector<CoreWork> chip_cores(int cores, CollectiveShape group) {
   std::vector<CoreWork> work;
-  for (int c = 0; c < cores; ++c) work.push_back({c, {std::vector<std::int64_t>{}}, c, {group}});
+  for (int c = 0; c < cores; ++c) work.push_back({c, {std::vector<std::int64_t>{}}, c, 0, {group}});
   return work;
 }
 
@@ -155,7 +155,7 @@ TEST_CASE("collective cost - reduce_scatter, all_to_all and the permutes: their 
   CHECK(nki::sim::estimate(*swap_ir, chip_cores(1, {2, 1}), trn2, false).latency_us ==
         doctest::Approx(step).epsilon(kEps));
   // Rank 2 is in no pair: it moves nothing, so the permute is no instruction there.
-  const auto idle = nki::sim::estimate(*swap_ir, {{2, {std::vector<std::int64_t>{}}, 2, {{1, 1}}}}, trn2, false);
+  const auto idle = nki::sim::estimate(*swap_ir, {{2, {std::vector<std::int64_t>{}}, 2, 0, {{1, 1}}}}, trn2, false);
   CHECK(idle.latency_us == 0.0);
   CHECK(idle.instructions == 0);
   // collective_permute_implicit over a ring of 4: one step of the src.

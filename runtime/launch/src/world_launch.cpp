@@ -47,35 +47,62 @@ Shape global_shape(const Shape& shard, const Sharding& sharding) {
   return g;
 }
 
-/** Replicas of one tile must agree: err_output_replicas_differ names two devices that do not (this process's, or another's by hash). */
+/** A 64-bit hash of a buffer's bytes, eight at a time (for comparing replicas across processes). */
+std::string content_hash(const Tensor& t) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  const auto n = static_cast<std::size_t>(t.bytes());
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, t.data() + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) h = (h ^ static_cast<std::uint64_t>(t.data()[i])) * 0x100000001b3ull;
+  return fmt::format("{:016x}", h);
+}
+
+/**
+ * Replicas of one tile must agree: err_output_replicas_differ names two ranks that do not (this
+ * process's by their first differing element, another process's by a hash of the contents).
+ * Each local replica is compared with its tile's first local one; tiles with a replica on
+ * another process exchange one hash per process.
+ */
 void check_replicas(Communicator& world, const std::string& kernel, const std::string& name,
                     const std::vector<ShardPlacement>& placement, int first, const std::vector<Tensor>& shards) {
-  auto bytes_equal = [](const Tensor& a, const Tensor& b) {
-    return std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.bytes())) == 0;
-  };
-  auto tile_of = [&](int device) { return placement[static_cast<std::size_t>(device)].tile; };
   const int n = static_cast<int>(shards.size());
+  auto tile_of = [&](int device) { return placement[static_cast<std::size_t>(device)].tile; };
+  std::map<std::vector<std::int64_t>, std::vector<int>> devices_of;  // tile -> every device holding it
+  for (const ShardPlacement& p : placement) devices_of[p.tile].push_back(p.device);
+  std::map<std::vector<std::int64_t>, int> first_local;  // tile -> its first local device
+  bool crosses = false;
   for (int a = 0; a < n; ++a) {
-    for (int b = a + 1; b < n; ++b) {
-      if (tile_of(first + a) != tile_of(first + b) || bytes_equal(shards[static_cast<std::size_t>(a)], shards[static_cast<std::size_t>(b)])) continue;
-      const std::vector<double> x = shards[static_cast<std::size_t>(a)].to_values(), y = shards[static_cast<std::size_t>(b)].to_values();
-      std::size_t e = 0;
-      while (e < x.size() && (x[e] == y[e] || (x[e] != x[e] && y[e] != y[e]))) ++e;
-      world_error(kernel, "err_output_replicas_differ",
-                  fmt::format("output {} is declared the same on ranks {} and {} (replicas of tile [{}]) but element {} is "
-                              "{} on rank {} and {} on rank {}; declare its partition spec over the axes it differs "
-                              "along, or make the ranks compute the same",
-                              name, first + a, first + b, fmt::join(tile_of(first + a), ","), e, x[e], first + a, y[e],
-                              first + b));
-    }
+    const auto tile = tile_of(first + a);
+    const std::vector<int>& all = devices_of[tile];
+    crosses = crosses || std::any_of(all.begin(), all.end(), [&](int d) { return d < first || d >= first + n; });
+    const auto [it, fresh] = first_local.emplace(tile, first + a);
+    if (fresh) continue;
+    const Tensor& x = shards[static_cast<std::size_t>(it->second - first)];
+    const Tensor& y = shards[static_cast<std::size_t>(a)];
+    if (std::memcmp(x.data(), y.data(), static_cast<std::size_t>(x.bytes())) == 0) continue;
+    const std::vector<double> xv = x.to_values(), yv = y.to_values();
+    std::size_t e = 0;
+    while (e < xv.size() && (xv[e] == yv[e] || (xv[e] != xv[e] && yv[e] != yv[e]))) ++e;
+    world_error(kernel, "err_output_replicas_differ",
+                fmt::format("output {} is declared the same on ranks {} and {} (replicas of tile [{}]) but element {} is "
+                            "{} on rank {} and {} on rank {}; declare its partition spec over the axes it differs "
+                            "along, or make the ranks compute the same",
+                            name, it->second, first + a, fmt::join(tile, ","), e, xv[e], it->second, yv[e], first + a));
   }
   if (world.ranks() == 1) return;
-  // Across processes: every device's tile and content hash, compared by tile.
+  // Every process says whether it holds a replica another process holds too; if any does, they compare hashes.
+  bool any = false;
+  for (const std::string& c : world.all_gather_text(crosses ? "1" : "0")) any = any || c == "1";
+  if (!any) return;
   std::string mine;
-  for (int a = 0; a < n; ++a) {
-    const Tensor& t = shards[static_cast<std::size_t>(a)];
-    mine += fmt::format("{} {} {}\n", first + a, fmt::join(tile_of(first + a), ","),
-                        ir::hash_text(std::string(reinterpret_cast<const char*>(t.data()), static_cast<std::size_t>(t.bytes()))));
+  for (const auto& [tile, device] : first_local) {
+    if (devices_of[tile].size() < 2) continue;
+    mine += fmt::format("{} {} {}\n", device, fmt::join(tile, ","), content_hash(shards[static_cast<std::size_t>(device - first)]));
   }
   std::map<std::string, std::pair<int, std::string>> by_tile;
   for (const std::string& part : world.all_gather_text(mine)) {

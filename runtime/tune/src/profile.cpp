@@ -53,6 +53,7 @@ ProfileReport profile_world(const BoundLaunch& launch, const Mesh& mesh, const s
   const WorldWork w = WorldLaunch(launch, mesh).plan_cost(shapes, dtypes, spec, lnc);
   ProfileReport r = sim::estimate(*w.traced->ir, w.ranks, spec, keep_events);
   r.grid = launch.grid().str();
+  r.ranks = mesh.size();
   return r;
 }
 

@@ -83,6 +83,7 @@ struct CoreProfile {
 /** What `nki profile` and nki::profile report. */
 struct ProfileReport {
   std::string kernel, target, grid;
+  int ranks = 0;                ///< a world launch's ranks (each core is one: CoreProfile::rank); 0 for a plain launch
   double latency_us = 0;        ///< the slowest core
   std::int64_t flops = 0;       ///< Tensor engine FLOPs (2 x K x M x N per matmul)
   double hfu = 0;               ///< ideal Tensor engine time / (latency x cores used), 0..1
