@@ -161,8 +161,9 @@ void check_dim(const Checker& c, int dim, bool sbuf, const std::vector<nl::tenso
                                                 c.decl(srcs.front()).name, c.decl(srcs.front()).shape.size()));
 }
 
-void emit(Trace& t, Kind kind, const std::vector<nl::tensor>& srcs, const std::vector<nl::tensor>& dsts,
-          ir::ReduceKind op, int dim, const ReplicaGroup& group, std::vector<std::pair<int, int>> pairs, SourceLoc loc) {
+ir::CollectiveOp make_op(Kind kind, const std::vector<nl::tensor>& srcs, const std::vector<nl::tensor>& dsts,
+                         ir::ReduceKind op, int dim, const ReplicaGroup& group, std::vector<std::pair<int, int>> pairs,
+                         SourceLoc loc) {
   ir::CollectiveOp c;
   c.kind = kind;
   for (const nl::tensor& s : srcs) c.srcs.push_back(s.id());
@@ -173,7 +174,66 @@ void emit(Trace& t, Kind kind, const std::vector<nl::tensor>& srcs, const std::v
   c.group.axes = group.axes;
   c.pairs = std::move(pairs);
   c.loc = loc;
-  t.emit(std::move(c));
+  return c;
+}
+
+void emit(Trace& t, Kind kind, const std::vector<nl::tensor>& srcs, const std::vector<nl::tensor>& dsts,
+          ir::ReduceKind op, int dim, const ReplicaGroup& group, std::vector<std::pair<int, int>> pairs, SourceLoc loc) {
+  t.emit(make_op(kind, srcs, dsts, op, dim, group, std::move(pairs), loc));
+}
+
+/** The one tensor of channel 0 of each list, after checking there is exactly one channel (0) and one tensor. */
+std::vector<const nl::tensor*> channel0(const Checker& c, const std::vector<int>& channel_ids,
+                                        std::initializer_list<const std::vector<std::vector<nl::tensor>>*> lists) {
+  bool one = channel_ids == std::vector<int>{0};
+  for (const auto* l : lists) one = one && l->size() == 1;
+  if (!one) {
+    std::vector<std::string> sizes;
+    for (const auto* l : lists) sizes.push_back(std::to_string(l->size()));
+    c.fail("err_unsupported_channels",
+           fmt::format("{} channel ids and channel lists of {} were given; one channel (0) is modelled",
+                       channel_ids.size(), fmt::join(sizes, ", ")));
+  }
+  std::vector<const nl::tensor*> out;
+  for (const auto* l : lists) {
+    if (l->front().size() != 1)
+      c.fail("err_collective_buffers", fmt::format("channel 0 has {} tensors in a list; each takes exactly one", l->front().size()));
+    out.push_back(&l->front().front());
+  }
+  return out;
+}
+
+/** The _v kinds' metadata: uint32, HBM [rows, G] or SBUF [1, rows, G] (G checked at launch). */
+void check_metadata(const Checker& c, const nl::tensor& m, int rows) {
+  const ir::TensorDecl& d = c.decl(m);
+  const bool hbm = ir::is_hbm(d.memory), sbuf = d.memory == ir::Memory::sbuf;
+  const bool shape_ok = (hbm && d.shape.size() == 2 && d.shape[0] == rows) ||
+                        (sbuf && d.shape.size() == 3 && d.shape[0] == 1 && d.shape[1] == rows);
+  if (d.dtype != DType::uint32 || !(hbm || sbuf) || !shape_ok) {
+    c.fail("err_collective_metadata",
+           fmt::format("metadata {} is {} {} in {}; it is uint32 [{}, G] in HBM or [1, {}, G] in SBUF (G the group's size)",
+                       d.name, dtype_name(d.dtype), shape_str(d.shape), ir::memory_name(d.memory), rows, rows));
+  }
+  if (d.memory == ir::Memory::constant_hbm)
+    c.fail("err_collective_metadata", fmt::format("metadata {} is a shared constant: its row 2 receives counts", d.name));
+}
+
+void emit_v(const Checker& c, Kind kind, const std::vector<nl::tensor>& srcs, const std::vector<nl::tensor>& dsts,
+            const ReplicaGroup& group, const nl::tensor& metadata, const v_options& v) {
+  checked_groups(c, group);
+  if (srcs.size() != 1 || dsts.size() != 1) {
+    c.fail("err_collective_buffers",
+           fmt::format("{} srcs and {} dsts were given; {} takes exactly one of each", srcs.size(), dsts.size(), c.op));
+  }
+  check_buffers(c, srcs, dsts, false);
+  if (kind == Kind::all_gather_v && v.has_rdispls)
+    c.fail("err_unsupported_collective_option", "has_rdispls is not supported by all_gather_v (chunks land at q * S)");
+  check_metadata(c, metadata, v.has_rdispls ? 4 : 3);
+  ir::CollectiveOp op = make_op(kind, srcs, dsts, ir::ReduceKind::sum, 0, group, {}, c.loc);
+  op.metadata = metadata.id();
+  op.recv_counts_known = v.recv_counts_known;
+  op.has_rdispls = v.has_rdispls;
+  c.t.emit(std::move(op));
 }
 
 void check_priority(const Checker& c, const collective_options& o) {
@@ -294,6 +354,37 @@ void collective_permute_implicit(const std::vector<std::vector<nl::tensor>>& src
   check_buffers(c, srcs, dsts, false);
   check_dim_shapes(c, srcs, dsts, 0, 0, false, true);
   emit(c.t, Kind::permute_implicit, srcs, dsts, ir::ReduceKind::sum, 0, group, {}, c.loc);
+}
+
+void collective_permute_implicit_reduce(const std::vector<std::vector<nl::tensor>>& srcs0_by_channel,
+                                        const std::vector<std::vector<nl::tensor>>& srcs1_by_channel,
+                                        const std::vector<std::vector<nl::tensor>>& dsts_by_channel,
+                                        const ReplicaGroup& group, const nl::binary_fn& op,
+                                        const std::vector<int>& channel_ids, const collective_options& o,
+                                        std::source_location where) {
+  const Checker c = checker("collective_permute_implicit_reduce", where);
+  check_priority(c, o);
+  checked_groups(c, group);
+  const ir::ReduceKind r = reduction(c, op);
+  const auto t = channel0(c, channel_ids, {&srcs0_by_channel, &srcs1_by_channel, &dsts_by_channel});
+  // Both srcs pair with the dst: the same shape and dtype, in HBM.
+  check_buffers(c, {*t[0], *t[1]}, {*t[2], *t[2]}, false);
+  check_dim_shapes(c, {*t[0], *t[1]}, {*t[2], *t[2]}, 0, 0, false, true);
+  emit(c.t, Kind::permute_implicit_reduce, {*t[0], *t[1]}, {*t[2]}, r, 0, group, {}, c.loc);
+}
+
+void all_gather_v(const std::vector<nl::tensor>& srcs, const std::vector<nl::tensor>& dsts, const ReplicaGroup& group,
+                  const nl::tensor& metadata, const v_options& v, const collective_options& o, std::source_location where) {
+  const Checker c = checker("all_gather_v", where);
+  check_priority(c, o);
+  emit_v(c, Kind::all_gather_v, srcs, dsts, group, metadata, v);
+}
+
+void all_to_all_v(const std::vector<nl::tensor>& srcs, const std::vector<nl::tensor>& dsts, const ReplicaGroup& group,
+                  const nl::tensor& metadata, const v_options& v, const collective_options& o, std::source_location where) {
+  const Checker c = checker("all_to_all_v", where);
+  check_priority(c, o);
+  emit_v(c, Kind::all_to_all_v, srcs, dsts, group, metadata, v);
 }
 
 }  // namespace nki::collectives

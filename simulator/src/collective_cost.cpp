@@ -41,7 +41,7 @@ CollectiveSteps collective_steps(const ir::KernelIR& k, const ir::CollectiveOp& 
   CollectiveSteps c;
   const int g = std::max(1, group.ranks);
   // How many steps, and for each buffer pair the tensor whose bytes (or G-th of them) one step moves.
-  enum class Part { src, src_part, dst } part = Part::src;
+  enum class Part { src, src_part, dst, dst_part } part = Part::src;
   if (g == 1) {
     // A group of one: dst = src (a ring of one is its own predecessor), which the runtime copies.
     // A permute pair (r, r) is that copy too; a rank no pair names sends and receives nothing.
@@ -57,16 +57,21 @@ CollectiveSteps collective_steps(const ir::KernelIR& k, const ir::CollectiveOp& 
       case Kind::all_to_all: c.steps = g - 1; part = Part::src_part; break;
       case Kind::permute:
       case Kind::permute_implicit: c.steps = 1; part = Part::src; break;
+      // The predecessor's reduction of its two srcs moves as one buffer of dst's bytes.
+      case Kind::permute_implicit_reduce: c.steps = 1; part = Part::dst; break;
+      // Sizes known only when they run: each step is priced at a whole slot (dst / G), their largest.
+      case Kind::all_gather_v:
+      case Kind::all_to_all_v: c.steps = g - 1; part = Part::dst_part; break;
     }
     c.cross_chip = group.chips > 1;
   }
   if (c.steps == 0) return c;
   const double dma_bytes_per_us = core_dma_gbps(t) * 1e3;  // GB/s = 1e3 bytes/us
-  for (std::size_t i = 0; i < op.srcs.size(); ++i) {
+  for (std::size_t i = 0; i < op.dsts.size(); ++i) {  // one buffer pair each (permute_implicit_reduce: two srcs, one dst)
     const ir::TensorDecl& src = k.tensors.at(static_cast<std::size_t>(op.srcs[i]));
-    const ir::TensorDecl& dst = k.tensors.at(static_cast<std::size_t>(op.dsts.at(i)));
-    const ir::TensorDecl& ref = part == Part::dst ? dst : src;
-    const std::int64_t b = part == Part::src_part ? part_bytes(ref, g) : bytes_of(ref);
+    const ir::TensorDecl& dst = k.tensors.at(static_cast<std::size_t>(op.dsts[i]));
+    const ir::TensorDecl& ref = part == Part::dst || part == Part::dst_part ? dst : src;
+    const std::int64_t b = part == Part::src_part || part == Part::dst_part ? part_bytes(ref, g) : bytes_of(ref);
     c.step_bytes += b;
     c.step_dma_us += static_cast<double>(b) / (dma_bytes_per_us * efficiency(ref, b));
   }

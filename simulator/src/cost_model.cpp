@@ -622,6 +622,7 @@ class CoreScheduler {
     Ready r;
     for (int s : op.srcs) tensor_deps(s, whole(s), false, dma_q, 0.0, r);
     for (int d : op.dsts) tensor_deps(d, whole(d), true, dma_q, 0.0, r);
+    if (op.metadata >= 0) tensor_deps(op.metadata, whole(op.metadata), ir::writes_metadata(op), dma_q, 0.0, r);
     const auto first = queue_free_.begin() + 4;
     r.need(*std::max_element(first, queue_free_.end()));
     const double start = r.at;
@@ -639,6 +640,8 @@ class CoreScheduler {
       for (int q = 4; q < 4 + t_.dma_queues; ++q) out_.events.push_back({q, at, instance_, start, end});
     for (int s : op.srcs) hist_[static_cast<std::size_t>(s)].add({whole(s), end, false, dma_q});
     for (int d : op.dsts) hist_[static_cast<std::size_t>(d)].add({whole(d), end, true, dma_q});
+    if (op.metadata >= 0)
+      hist_[static_cast<std::size_t>(op.metadata)].add({whole(op.metadata), end, ir::writes_metadata(op), dma_q});
   }
 
   void step(std::size_t at) {

@@ -204,3 +204,38 @@ TEST_CASE("world launches: a mesh larger than the device, shards another process
         "err_invalid_shards: the shard of device 0 is fp32 [1,9]; a shard of fp32 [8,8] sharded ('x', None) over "
         "{\"x\"=8} is fp32 [1,8]");
 }
+
+TEST_CASE("collectives: the _v kinds' metadata - its dtype and shape, has_rdispls on all_gather_v, its columns per rank") {
+  int line = 0;
+  std::string msg = trace_error("float_meta", [&](nl::tensor x, nl::tensor out) {
+    auto meta = nl::ndarray({3, 4}, DType::fp32, nl::shared_hbm, "meta");
+    line = __LINE__ + 1;
+    nc::all_gather_v({x}, {out}, {}, meta);
+  });
+  CHECK(msg == fmt::format("float_meta ({}:{}): err_collective_metadata: all_gather_v: metadata meta is fp32 [3,4] in "
+                           "shared_hbm; it is uint32 [3, G] in HBM or [1, 3, G] in SBUF (G the group's size)",
+                           kFile, line));
+  msg = trace_error("rdispls", [&](nl::tensor x, nl::tensor out) {
+    auto meta = nl::ndarray({4, 4}, DType::uint32, nl::shared_hbm, "meta");
+    line = __LINE__ + 1;
+    nc::all_gather_v({x}, {out}, {}, meta, {.has_rdispls = true});
+  });
+  CHECK(msg == fmt::format("rdispls ({}:{}): err_unsupported_collective_option: all_gather_v: has_rdispls is not "
+                           "supported by all_gather_v (chunks land at q * S)",
+                           kFile, line));
+  // At launch: one column per rank of the group.
+  const nki::sim::Device device("trn2", 2);
+  const nki::Mesh mesh = nki::Mesh::iota({2}, {"x"});
+  const nki::Tensor a = nki::Tensor::from_floats({4, 8}, DType::fp32, test::random_floats(32, 4), device);
+  const nki::Kernel k = nki::jit("three_columns", [&line](nl::tensor x) {
+    auto out = nl::ndarray(x.shape(), x.dtype(), nl::shared_hbm, "out");
+    auto meta = nl::zeros({3, 3}, DType::uint32, nl::shared_hbm, "meta");
+    line = __LINE__ + 1;
+    nc::all_to_all_v({x}, {out}, {}, meta);
+    return out;
+  });
+  msg = test::user_error_of([&] { (void)wt::run_world(k, mesh, nki::Executor::reference, {a}, {}); });
+  CHECK(msg == fmt::format("three_columns ({}:{}): err_collective_metadata: all_to_all_v: metadata meta is [3,3] in groups "
+                           "of 2 ranks; it has one column per rank ([3, 2])",
+                           kFile, line));
+}

@@ -4,7 +4,9 @@
  * bit the host's and both executors'; ranks at different collectives and a failing rank fail
  * every process, without a hang.
  */
+#include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include "mpi_support.h"
 #include "nki/nki.h"
@@ -202,4 +204,81 @@ TEST_CASE("world launch over MPI: a rank that fails on one process stops every p
   });
   const bool holds_six = w.first <= 6 && 6 < w.first + w.local;
   CHECK(msg.find(holds_six ? "err_tensor_access_out_of_bound" : "err_rank_failed: rank 6 failed: ") != std::string::npos);
+}
+
+TEST_CASE("world launch over MPI: all_gather_v, all_to_all_v and the ring reduce across processes") {
+  mpi_test::SharedCache cache;
+  const World w;
+  const nki::PartitionSpec flat = nki::PartitionSpec::parse("('x',)");
+  constexpr std::int64_t kSrc = 32, kSlot = 8;
+  // This process's shards of a per-rank tensor of `shape` whose element (r, i) is value(r, i) (i flat).
+  auto local = [&](DType dt, nki::Shape shape, const std::function<double(int, std::int64_t)>& value) {
+    std::vector<nki::Tensor> shards;
+    for (int r = w.first; r < w.first + w.local; ++r) {
+      std::vector<double> v;
+      for (std::int64_t i = 0; i < nki::shape_elements(shape); ++i) v.push_back(value(r, i));
+      shards.push_back(nki::Tensor::from_values(w.device, shape, dt, v));
+    }
+    nki::Shape global = shape;
+    global[0] *= kWorld;
+    const nki::PartitionSpec spec = shape.size() == 1 ? flat : w.rows;
+    return nki::ShardedTensor::from_local_shards(global, dt, w.mesh, spec, w.first, std::move(shards));
+  };
+  auto src = [](int r, std::int64_t i) { return static_cast<double>(r * 100 + i); };
+  const nki::ShardedTensor x = local(DType::fp32, {kSrc}, src);
+  auto run = [&](const nki::Kernel& k, nki::Executor ex, const std::vector<nki::WorldArg>& args) {
+    return nki::WorldLaunch(k.launch({}).with({.executor = ex}), w.mesh, {{flat}}).run(args);
+  };
+  const nki::Kernel gather_v = nki::jit("mpi_all_gather_v", [](nl::tensor s, nl::tensor m) {
+    auto out = nl::ndarray({kWorld * kSlot}, s.dtype(), nl::shared_hbm, "out");
+    nc::all_gather_v({s}, {out}, {}, m);
+    return out;
+  });
+  const nki::Kernel a2a_v = nki::jit("mpi_all_to_all_v", [](nl::tensor s, nl::tensor m) {
+    auto out = nl::ndarray({kWorld * 4}, s.dtype(), nl::shared_hbm, "out");
+    nc::all_to_all_v({s}, {out}, {}, m);
+    return out;
+  });
+  const nki::Kernel ring = nki::jit("mpi_ring_reduce", [](nl::tensor s, nl::tensor t) {
+    auto out = nl::ndarray(s.shape(), s.dtype(), nl::shared_hbm, "out");
+    nc::collective_permute_implicit_reduce({{s}}, {{t}}, {{out}}, {}, nl::maximum);
+    return out;
+  });
+  for (nki::Executor ex : {nki::Executor::halide, nki::Executor::reference}) {
+    CAPTURE(nki::executor_name(ex));
+    // all_gather_v: rank r sends r % 4 + 1 elements from element r (metadata [3, 8]: row 0 and row 1, column 0).
+    const nki::ShardedTensor gm = local(DType::uint32, {3, kWorld}, [](int r, std::int64_t i) {
+      return i == 0 ? r % 4 + 1 : i == kWorld ? r : 0;
+    });
+    const nki::WorldResult g = run(gather_v, ex, {x, gm});
+    for (int rank = w.first; rank < w.first + w.local; ++rank) {
+      const std::vector<double> got = g.outputs[0].shard(rank).to_values(), m = gm.shard(rank).to_values();
+      for (int q = 0; q < kWorld; ++q) {
+        for (int i = 0; i < kSlot; ++i)
+          CHECK(got[static_cast<std::size_t>(q * kSlot + i)] == (i < q % 4 + 1 ? src(q, q + i) : 0.0));
+        CHECK(m[static_cast<std::size_t>(2 * kWorld + q)] == q % 4 + 1);
+      }
+    }
+    // all_to_all_v: rank q sends rank p (q + p) % 4 + 1 elements from element 4p.
+    const nki::ShardedTensor am = local(DType::uint32, {3, kWorld}, [](int q, std::int64_t i) {
+      const std::int64_t row = i / kWorld, p = i % kWorld;
+      return row == 0 ? (q + p) % 4 + 1 : row == 1 ? 4 * p : 0;
+    });
+    const nki::WorldResult a = run(a2a_v, ex, {x, am});
+    for (int p = w.first; p < w.first + w.local; ++p) {
+      const std::vector<double> got = a.outputs[0].shard(p).to_values();
+      for (int q = 0; q < kWorld; ++q)
+        for (int i = 0; i < 4; ++i)
+          CHECK(got[static_cast<std::size_t>(q * 4 + i)] == (i < (q + p) % 4 + 1 ? src(q, 4 * p + i) : 0.0));
+    }
+    // The ring over all eight: max of the predecessor's two srcs.
+    const nki::ShardedTensor y = local(DType::fp32, {kSrc}, [](int r, std::int64_t i) { return static_cast<double>((r * 7 + i * 3) % 50); });
+    const nki::WorldResult rr = run(ring, ex, {x, y});
+    for (int rank = w.first; rank < w.first + w.local; ++rank) {
+      const std::vector<double> got = rr.outputs[0].shard(rank).to_values();
+      const int from = (rank + kWorld - 1) % kWorld;
+      for (std::int64_t i = 0; i < kSrc; ++i)
+        CHECK(got[static_cast<std::size_t>(i)] == std::max(src(from, i), static_cast<double>((from * 7 + i * 3) % 50)));
+    }
+  }
 }

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <functional>
 
 #include "nki/nki.h"
 #include "nki/sharding.h"
@@ -330,4 +331,121 @@ TEST_CASE("MPMD world launch: one artifact per rank with its rank baked in, the 
   ::unsetenv("NKI_SPMD_STRICT");
   CHECK(msg.starts_with("mpmd_ranks: err_spmd_artifact_splinter: kernel IR "));
   CHECK(msg.find("resolved to 4 artifacts instead of one shared by every core") != std::string::npos);
+}
+
+TEST_CASE("collective_permute_implicit_reduce: each rank gets its ring predecessor's src0 + src1") {
+  const nki::sim::Device device("trn2", 4);
+  const nki::Mesh mesh = nki::Mesh::iota({4}, {"x"});
+  const nki::PartitionSpec rows = nki::PartitionSpec::parse("('x', None)");
+  const nki::Tensor a = nki::Tensor::from_floats({4 * kRows, kCols}, DType::fp32, test::random_floats(4 * kRows * kCols, 18), device);
+  const nki::Tensor b = nki::Tensor::from_floats({4 * kRows, kCols}, DType::fp32, test::random_floats(4 * kRows * kCols, 19), device);
+  const nki::ShardedTensor sa = nki::mark_sharding(a, mesh, rows), sb = nki::mark_sharding(b, mesh, rows);
+  const nki::Kernel k = nki::jit("ring_reduce", [](nl::tensor x, nl::tensor y) {
+    auto out = nl::ndarray(x.shape(), x.dtype(), nl::shared_hbm, "out");
+    nc::collective_permute_implicit_reduce({{x}}, {{y}}, {{out}}, {.groups = {{0, 1, 2, 3}}}, nl::add);
+    return out;
+  });
+  const std::vector<double> x = a.to_values(), y = b.to_values();
+  const std::int64_t n = kRows * kCols;
+  std::vector<double> want(x.size());
+  for (int rank = 0; rank < 4; ++rank)
+    for (std::int64_t e = 0; e < n; ++e) {
+      const auto from = static_cast<std::size_t>((rank + 3) % 4 * n + e);
+      want[static_cast<std::size_t>(rank * n + e)] = reduce_host(ir_op::add, {x[from], y[from]});
+    }
+  wt::check_world_both(k, mesh, {sa, sb}, {rows}, {want}, "collective_permute_implicit_reduce");
+}
+
+namespace {
+
+/** Per-rank uint32 metadata [rows, 4] of a 4-rank world, from `cell(rank, row, col)`, sharded by rank. */
+nki::ShardedTensor metadata(const nki::sim::Device& device, const nki::Mesh& mesh, int rows,
+                            const std::function<double(int, int, int)>& cell) {
+  std::vector<double> v;
+  for (int r = 0; r < 4; ++r)
+    for (int row = 0; row < rows; ++row)
+      for (int col = 0; col < 4; ++col) v.push_back(cell(r, row, col));
+  return nki::mark_sharding(nki::Tensor::from_values(device, {4 * rows, 4}, DType::uint32, v), mesh,
+                            nki::PartitionSpec::parse("('x', None)"));
+}
+
+}  // namespace
+
+TEST_CASE("all_gather_v and all_to_all_v: chunks the metadata sizes at run time, received counts written to row 2") {
+  const nki::sim::Device device("trn2", 4);
+  const nki::Mesh mesh = nki::Mesh::iota({4}, {"x"});
+  const nki::PartitionSpec flat = nki::PartitionSpec::parse("('x',)");
+  constexpr std::int64_t kSrc = 16, kSlot = 8;
+  const nki::Tensor a = nki::Tensor::from_floats({4 * kSrc}, DType::fp32, test::random_floats(4 * kSrc, 20), device);
+  const nki::ShardedTensor sa = nki::mark_sharding(a, mesh, flat);
+  const std::vector<double> in = a.to_values();
+  for (nki::Executor ex : wt::executors) {
+    CAPTURE(nki::executor_name(ex));
+    {  // all_gather_v: rank r sends elements [r, 2r + 1) of its src (r + 1 of them) to every rank
+      const nki::ShardedTensor meta = metadata(device, mesh, 3, [](int r, int row, int) { return row == 0 ? r + 1 : row == 1 ? r : 99; });
+      const nki::Kernel k = nki::jit("all_gather_v_k", [](nl::tensor x, nl::tensor m) {
+        auto out = nl::ndarray({4 * kSlot}, x.dtype(), nl::shared_hbm, "out");
+        nc::all_gather_v({x}, {out}, {}, m);
+        return out;
+      });
+      const nki::WorldResult r = wt::run_world(k, mesh, ex, {sa, meta}, {flat});
+      const std::vector<double> got = r.outputs[0].gather().to_values(), counts = meta.gather().to_values();
+      for (int rank = 0; rank < 4; ++rank) {
+        for (int q = 0; q < 4; ++q) {
+          for (int i = 0; i < kSlot; ++i) {
+            const double want = i < q + 1 ? in[static_cast<std::size_t>(q * kSrc + q + i)] : 0.0;  // the rest stays zero
+            CHECK(got[static_cast<std::size_t>((rank * 4 + q) * kSlot + i)] == want);
+          }
+          CHECK(counts[static_cast<std::size_t>(rank * 12 + 2 * 4 + q)] == q + 1);  // row 2: what came from q
+        }
+      }
+    }
+    {  // all_to_all_v: rank q sends rank p (q + p) % 3 + 1 elements from element 4p; with and without row 3
+      for (bool rdispls : {false, true}) {
+        CAPTURE(rdispls);
+        const nki::ShardedTensor meta = metadata(device, mesh, rdispls ? 4 : 3, [](int q, int row, int p) {
+          return row == 0 ? (q + p) % 3 + 1 : row == 1 ? 4 * p : row == 3 ? 12 - 4 * p : 0;  // row 3: slots reversed
+        });
+        const nki::Kernel k = nki::jit("all_to_all_v_k", [rdispls](nl::tensor x, nl::tensor m) {
+          auto out = nl::ndarray({16}, x.dtype(), nl::shared_hbm, "out");
+          nc::all_to_all_v({x}, {out}, {}, m, {.has_rdispls = rdispls});
+          return out;
+        });
+        const nki::WorldResult r = wt::run_world(k, mesh, ex, {sa, meta}, {flat});
+        const std::vector<double> got = r.outputs[0].gather().to_values();
+        for (int p = 0; p < 4; ++p) {
+          for (int q = 0; q < 4; ++q) {
+            const int count = (q + p) % 3 + 1, at = rdispls ? 12 - 4 * q : 4 * q;
+            for (int i = 0; i < 4; ++i) {
+              const double want = i < count ? in[static_cast<std::size_t>(q * kSrc + 4 * p + i)] : 0.0;
+              CHECK(got[static_cast<std::size_t>(p * 16 + at + i)] == want);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("all_gather_v: a chunk larger than the receiver's slot is err_collective_counts when it runs") {
+  const nki::sim::Device device("trn2", 4);
+  const nki::Mesh mesh = nki::Mesh::iota({4}, {"x"});
+  const nki::PartitionSpec flat = nki::PartitionSpec::parse("('x',)");
+  const nki::ShardedTensor sa = nki::mark_sharding(
+      nki::Tensor::from_floats({4 * 16}, DType::fp32, test::random_floats(64, 21), device), mesh, flat);
+  const nki::ShardedTensor meta = metadata(device, mesh, 3, [](int r, int row, int) { return row == 0 ? (r == 2 ? 9 : 1) : 0; });
+  int line = 0;
+  const nki::Kernel k = nki::jit("too_big", [&line](nl::tensor x, nl::tensor m) {
+    auto out = nl::ndarray({32}, x.dtype(), nl::shared_hbm, "out");
+    line = __LINE__ + 1;
+    nc::all_gather_v({x}, {out}, {}, m);
+    return out;
+  });
+  for (nki::Executor ex : wt::executors) {
+    const std::string msg = test::user_error_of([&] { (void)wt::run_world(k, mesh, ex, {sa, meta}, {flat}); });
+    CHECK(msg == fmt::format("too_big (tests/runtime/kernel_collectives_test.cpp:{}): err_collective_counts: all_gather_v: "
+                             "rank 2 sends rank 0 9 elements from element 0 of its src: the receiver's slot is 8 "
+                             "elements (dst of 32 / 4 ranks)",
+                             line));
+  }
 }

@@ -103,4 +103,44 @@ void collective_permute_implicit(const std::vector<std::vector<nl::tensor>>& src
                                  const collective_options& o = {},
                                  std::source_location loc = std::source_location::current());
 
+/**
+ * collective_permute_implicit_reduce: each rank's dst = `op` of its ring predecessor's two srcs
+ * (element by element, fp32, rounded once), the predecessor in its group's order as for
+ * collective_permute_implicit. One channel, one HBM tensor in each list.
+ */
+void collective_permute_implicit_reduce(const std::vector<std::vector<nl::tensor>>& srcs0_by_channel,
+                                        const std::vector<std::vector<nl::tensor>>& srcs1_by_channel,
+                                        const std::vector<std::vector<nl::tensor>>& dsts_by_channel,
+                                        const ReplicaGroup& group, const nl::binary_fn& op,
+                                        const std::vector<int>& channel_ids = {0}, const collective_options& o = {},
+                                        std::source_location loc = std::source_location::current());
+
+/** Keyword arguments of all_gather_v and all_to_all_v. */
+struct v_options {
+  bool recv_counts_known = false;  ///< leave the metadata's row 2 as it is (else the received counts are written there)
+  bool has_rdispls = false;        ///< all_to_all_v: row 3 gives where each sender's chunk lands in dst
+};
+
+/**
+ * all_gather_v: flat buffers of sizes known at run time. Each rank sends the chunk
+ * src[send_displ, send_displ + send_count) (row 1 and row 0, first column, of its uint32
+ * `metadata`: HBM [3, G] or SBUF [1, 3, G]) to every rank of its group; the chunk of the sender
+ * at position q lands at dst[q * S, q * S + count), S = dst's elements / G; row 2 gets each
+ * sender's count unless recv_counts_known. One HBM src and dst of one dtype (their sizes may
+ * differ). has_rdispls is not supported (as in NKI). A chunk that does not fit is an error when it runs.
+ */
+void all_gather_v(const std::vector<nl::tensor>& srcs, const std::vector<nl::tensor>& dsts, const ReplicaGroup& group,
+                  const nl::tensor& metadata, const v_options& v = {}, const collective_options& o = {},
+                  std::source_location loc = std::source_location::current());
+
+/**
+ * all_to_all_v: each rank sends src[send_displs[r], + send_counts[r]) (rows 1 and 0 of its
+ * metadata, column r = the receiver's position) to the rank at position r; the chunk from the
+ * sender at position q lands at dst[recv_displs[q], ...) with has_rdispls (row 3: metadata [4, G]),
+ * else at q * S, S = dst's elements / G; row 2 gets the received counts unless recv_counts_known.
+ */
+void all_to_all_v(const std::vector<nl::tensor>& srcs, const std::vector<nl::tensor>& dsts, const ReplicaGroup& group,
+                  const nl::tensor& metadata, const v_options& v = {}, const collective_options& o = {},
+                  std::source_location loc = std::source_location::current());
+
 }  // namespace nki::collectives

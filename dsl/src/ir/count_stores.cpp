@@ -9,8 +9,10 @@ std::vector<int> count_stores(const KernelIR& k) {
     if (const auto* s = std::get_if<StoreOp>(&op)) ++n[static_cast<std::size_t>(s->dst.tensor)];
     else if (const auto* r = std::get_if<RegisterOp>(&op); r && r->kind == RegisterOp::Kind::store)
       ++n[static_cast<std::size_t>(r->mem.tensor)];  // register_store writes the tensor too
-    else if (const auto* c = std::get_if<CollectiveOp>(&op))
+    else if (const auto* c = std::get_if<CollectiveOp>(&op)) {
       for (int d : c->dsts) ++n[static_cast<std::size_t>(d)];  // so does a collective, each dst whole
+      if (writes_metadata(*c)) ++n[static_cast<std::size_t>(c->metadata)];  // and a _v kind's received counts
+    }
   return n;
 }
 

@@ -326,6 +326,9 @@ const char* collective_name(CollectiveOp::Kind k) {
     case CollectiveOp::Kind::all_to_all: return "all_to_all";
     case CollectiveOp::Kind::permute: return "collective_permute";
     case CollectiveOp::Kind::permute_implicit: return "collective_permute_implicit";
+    case CollectiveOp::Kind::permute_implicit_reduce: return "collective_permute_implicit_reduce";
+    case CollectiveOp::Kind::all_gather_v: return "all_gather_v";
+    case CollectiveOp::Kind::all_to_all_v: return "all_to_all_v";
   }
   return "?";
 }

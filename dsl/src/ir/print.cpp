@@ -145,12 +145,18 @@ struct OpPrinter {
     } else {
       group = " over all ranks";
     }
-    const bool reduces = op.kind == CollectiveOp::Kind::all_reduce || op.kind == CollectiveOp::Kind::reduce_scatter;
+    const bool reduces = op.kind == CollectiveOp::Kind::all_reduce || op.kind == CollectiveOp::Kind::reduce_scatter ||
+                         op.kind == CollectiveOp::Kind::permute_implicit_reduce;
     const bool has_dim = op.kind == CollectiveOp::Kind::all_gather || op.kind == CollectiveOp::Kind::reduce_scatter ||
                          op.kind == CollectiveOp::Kind::all_to_all;
-    return fmt::format("{} = {}{}{} {}{}", names(op.dsts), collective_name(op.kind),
+    std::string meta;
+    if (op.metadata >= 0) {
+      meta = fmt::format(" metadata %{}{}{}", k.tensors.at(static_cast<std::size_t>(op.metadata)).name,
+                         op.recv_counts_known ? " recv_counts_known" : "", op.has_rdispls ? " has_rdispls" : "");
+    }
+    return fmt::format("{} = {}{}{} {}{}{}", names(op.dsts), collective_name(op.kind),
                        reduces ? fmt::format(" {}", reduce_name(op.op)) : "",
-                       has_dim ? fmt::format(" dim {}", op.dim) : "", names(op.srcs), group);
+                       has_dim ? fmt::format(" dim {}", op.dim) : "", names(op.srcs), meta, group);
   }
   std::string operator()(const LoopOp& op) const {
     const LoopInfo& l = k.loops.at(op.loop);

@@ -164,6 +164,7 @@ class CompiledRunner final : public CoreRunner {
     if (link_ == nullptr) throw InternalError("a collective ran on a core with no rank link");
     std::vector<TensorBinding> srcs, dsts;
     for (int t : op.srcs) srcs.push_back(tensors_[static_cast<std::size_t>(t)]);
+    if (op.metadata >= 0) srcs.push_back(tensors_[static_cast<std::size_t>(op.metadata)]);  // the _v kinds' counts, last
     for (int t : op.dsts) dsts.push_back(tensors_[static_cast<std::size_t>(t)]);
     link_->collective(ir_, step.op, srcs, dsts, pid_);
   }

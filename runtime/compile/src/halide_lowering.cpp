@@ -696,7 +696,8 @@ class KernelBuilder {
           r && r->kind == ir::RegisterOp::Kind::store && r->mem.tensor == load.src.tensor)
         return false;
       if (const auto* c = std::get_if<ir::CollectiveOp>(&op);
-          c && std::find(c->dsts.begin(), c->dsts.end(), load.src.tensor) != c->dsts.end())
+          c && (std::find(c->dsts.begin(), c->dsts.end(), load.src.tensor) != c->dsts.end() ||
+                (ir::writes_metadata(*c) && c->metadata == load.src.tensor)))
         return false;
       int here = 0;
       for (int t : ir::tiles_read(op)) here += t == load.result;

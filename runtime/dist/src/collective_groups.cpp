@@ -21,6 +21,17 @@ std::string groups_str(const std::vector<std::vector<int>>& groups) {
 
 /** The group size's shape rules, now that the size is known. */
 void check_group_shapes(const ir::KernelIR& k, const ir::CollectiveOp& op, std::int64_t g) {
+  if (op.metadata >= 0) {  // one column per rank of the group
+    const ir::TensorDecl& m = k.tensors.at(static_cast<std::size_t>(op.metadata));
+    if (m.shape.back() != g) {
+      throw UserError("err_collective_metadata", k.name, op.loc,
+                      fmt::format("{}: metadata {} is {} in groups of {} ranks; it has one column per rank ([{}, {}])",
+                                  ir::collective_name(op.kind), m.name, shape_str(m.shape), g,
+                                  m.shape[m.shape.size() - 2], g));
+    }
+    return;
+  }
+  if (op.kind != Kind::all_gather && op.kind != Kind::reduce_scatter && op.kind != Kind::all_to_all) return;
   for (std::size_t i = 0; i < op.srcs.size(); ++i) {
     const ir::TensorDecl& s = k.tensors.at(static_cast<std::size_t>(op.srcs[i]));
     const ir::TensorDecl& d = k.tensors.at(static_cast<std::size_t>(op.dsts[i]));

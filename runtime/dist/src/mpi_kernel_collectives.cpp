@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "collective_reduction.h"
 #include "core/box_copy.h"
@@ -18,6 +19,7 @@
 #include "mpi_communicator.h"
 #include "mpi_support.h"
 #include "nki/error.h"
+#include "v_chunks.h"
 
 namespace nki {
 
@@ -94,8 +96,12 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
     std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
       return *std::min_element(a.begin(), a.end()) < *std::min_element(b.begin(), b.end());
     });
-    for (const std::vector<int>& g : groups)
-      for (std::size_t i = 0; i < at.front().srcs.size(); ++i) run_group(op, g, i);
+    for (const std::vector<int>& g : groups) {
+      if (op.kind == Kind::permute_implicit_reduce) ring_reduce(op, g);
+      else if (op.metadata >= 0) run_v(op, g);
+      else
+        for (std::size_t i = 0; i < at.front().srcs.size(); ++i) run_group(op, g, i);
+    }
   }
 
  private:
@@ -288,7 +294,128 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
         check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
         return;
       }
-      case Kind::permute: return;
+      case Kind::permute:
+      case Kind::permute_implicit_reduce:
+      case Kind::all_gather_v:
+      case Kind::all_to_all_v: return;  // their own paths
+    }
+  }
+
+  /** collective_permute_implicit_reduce: each sender reduces its two srcs and sends the result to its successor. */
+  void ring_reduce(const ir::CollectiveOp& op, const std::vector<int>& g) {
+    const char* name = ir::collective_name(op.kind);
+    const TensorBinding& any = arrival(g[static_cast<std::size_t>(layout(g).positions[layout(g).me].front())]).dsts[0];
+    const std::int64_t n = shape_elements(any.shape);
+    const std::size_t bytes = static_cast<std::size_t>(n * dtype_bytes(any.dtype));
+    std::vector<std::vector<std::byte>> sent;
+    sent.reserve(g.size());
+    std::vector<MPI_Request> requests;
+    for (std::size_t p = 0; p < g.size(); ++p) {
+      const int from = g[(p + g.size() - 1) % g.size()], to = g[p];
+      if (!local(from) && !local(to)) continue;
+      auto reduced_into = [&](std::byte* out) {
+        const StepArrival& s = arrival(from);
+        reduce_range(any.dtype, reduce_op_of(op.op), {s.srcs[0].data, s.srcs[1].data}, 0, out, 0, n);
+      };
+      if (local(from) && local(to)) {
+        reduced_into(arrival(to).dsts[0].data);
+      } else if (local(from)) {
+        std::vector<std::byte>& out = sent.emplace_back(bytes);
+        reduced_into(out.data());
+        requests.emplace_back();
+        check_mpi(MPI_Isend(out.data(), count_of(bytes, name), MPI_BYTE, owner(to), from, c_.world_comm(), &requests.back()),
+                  "MPI_Isend");
+      } else {
+        requests.emplace_back();
+        check_mpi(MPI_Irecv(arrival(to).dsts[0].data, count_of(bytes, name), MPI_BYTE, owner(from), from, c_.world_comm(),
+                            &requests.back()),
+                  "MPI_Irecv");
+      }
+    }
+    check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  }
+
+  /**
+   * all_gather_v / all_to_all_v across processes: first every member's metadata (MPI_Allgatherv),
+   * so both ends know every chunk; then the chunks, MPI_Allgatherv (one chunk to all) or
+   * MPI_Alltoallv (a chunk per receiver); each receiver places them and writes its counts.
+   */
+  void run_v(const ir::CollectiveOp& op, const std::vector<int>& g) {
+    const Layout l = layout(g);
+    const MPI_Comm comm = c_.process_set_comm(l.procs);
+    const char* name = ir::collective_name(op.kind);
+    const int G = static_cast<int>(g.size());
+    const std::vector<std::size_t>& mine = l.positions[l.me];
+    const std::size_t P = l.procs.size();
+    const StepArrival& first = arrival(g[mine.front()]);
+    const std::size_t meta_words = static_cast<std::size_t>(shape_elements(first.srcs.back().shape));
+    // Every member's metadata and src size, in group order.
+    std::vector<std::uint32_t> out;
+    for (std::size_t k : mine) {
+      const auto* m = reinterpret_cast<const std::uint32_t*>(arrival(g[k]).srcs.back().data);
+      out.insert(out.end(), m, m + meta_words);
+      out.push_back(static_cast<std::uint32_t>(shape_elements(arrival(g[k]).srcs[0].shape)));
+    }
+    std::vector<int> counts, displs;
+    std::size_t total = 0;
+    for (std::size_t q = 0; q < P; ++q) {
+      displs.push_back(count_of(total * 4, name));
+      total += l.positions[q].size() * (meta_words + 1);
+      counts.push_back(count_of(total * 4, name) - displs.back());
+    }
+    std::vector<std::uint32_t> all(total);
+    check_mpi(MPI_Allgatherv(out.data(), static_cast<int>(out.size() * 4), MPI_BYTE, all.data(), counts.data(),
+                             displs.data(), MPI_BYTE, comm),
+              "MPI_Allgatherv");
+    std::vector<const std::uint32_t*> meta(g.size());
+    std::vector<std::int64_t> src_elements(g.size());
+    for (std::size_t q = 0; q < P; ++q)
+      for (std::size_t i = 0; i < l.positions[q].size(); ++i) {
+        const std::uint32_t* at = all.data() + displs[q] / 4 + i * (meta_words + 1);
+        meta[l.positions[q][i]] = at;
+        src_elements[l.positions[q][i]] = at[meta_words];
+      }
+    const TensorBinding& dst0 = first.dsts[0];
+    const std::int64_t dst_elements = shape_elements(dst0.shape);
+    const int eb = dtype_bytes(dst0.dtype);
+    auto chunk = [&](std::size_t k, std::size_t p) {  // sender position k to receiver position p
+      return v_chunk(*first.k, op, meta[k], meta[p], static_cast<int>(k), static_cast<int>(p), G, src_elements[k],
+                     dst_elements, g[k], g[p]);
+    };
+    // Every process of the group holds every member's metadata now, so each checks every chunk, in
+    // the same order: all raise the same error before any data moves, and none waits in an exchange.
+    for (std::size_t p = 0; p < g.size(); ++p)
+      for (std::size_t k = 0; k < g.size(); ++k) (void)chunk(k, p);
+    std::vector<std::vector<Piece>> send(P), recv(P);
+    std::vector<std::vector<std::byte>> staging;
+    staging.reserve(g.size() * g.size());
+    std::vector<std::tuple<std::size_t, std::size_t, const std::byte*>> landed;  // (k, p, bytes received)
+    for (std::size_t q = 0; q < P; ++q) {
+      for (std::size_t p : l.positions[q])
+        for (std::size_t k : mine) {
+          if (op.kind == Kind::all_gather_v && p != l.positions[q].front()) continue;  // one chunk per process, for all
+          const VChunk c = chunk(k, p);
+          send[q].push_back({arrival(g[k]).srcs[0].data + c.src_offset * eb, nullptr, c.count * eb});
+        }
+      for (std::size_t p : mine) {
+        if (op.kind == Kind::all_gather_v && p != mine.front()) continue;
+        for (std::size_t k : l.positions[q]) {
+          const VChunk c = chunk(k, p);
+          std::vector<std::byte>& b = staging.emplace_back(static_cast<std::size_t>(c.count * eb));
+          recv[q].push_back({nullptr, b.data(), c.count * eb});
+          landed.emplace_back(k, p, b.data());
+        }
+      }
+    }
+    alltoallv(comm, send, recv, name);  // all_gather_v too: each process's chunks to every process, once
+    for (auto [k, p0, bytes] : landed) {
+      for (std::size_t p : mine) {
+        if (op.kind == Kind::all_to_all_v && p != p0) continue;  // all_gather_v: every local receiver takes it
+        const VChunk c = chunk(k, p);
+        std::memcpy(arrival(g[p]).dsts[0].data + c.dst_offset * eb, bytes, static_cast<std::size_t>(c.count * eb));
+        if (!op.recv_counts_known)
+          reinterpret_cast<std::uint32_t*>(arrival(g[p]).srcs.back().data)[2 * G + static_cast<int>(k)] = static_cast<std::uint32_t>(c.count);
+      }
     }
   }
 

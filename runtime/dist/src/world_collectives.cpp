@@ -10,6 +10,7 @@
 #include "core/box_copy.h"
 #include "kernel_collective_transport.h"
 #include "nki/error.h"
+#include "v_chunks.h"
 
 namespace nki {
 
@@ -110,6 +111,37 @@ struct WorldCollectives::State {
     return part_crosses_processes(first + local, first, locals, a.collective(), group_of(local, a));
   }
 
+  /**
+   * Lock held, every local rank arrived: a _v kind's chunks checked before any moves (receivers
+   * in rank order, senders in group order), so every run reports the same first bad chunk.
+   */
+  void check_chunks() {
+    const StepArrival& a0 = at[0];
+    const ir::CollectiveOp& op = a0.collective();
+    if (op.metadata < 0) return;
+    try {
+      for (int r = 0; r < locals; ++r) {
+        const StepArrival& a = at[static_cast<std::size_t>(r)];
+        if (remote && needs_remote(r, a)) continue;  // the server checks what crosses processes
+        const std::vector<int>& group = group_of(r, a);
+        const int g = static_cast<int>(group.size());
+        const int p = static_cast<int>(std::find(group.begin(), group.end(), first + r) - group.begin());
+        for (int q = 0; q < g; ++q) {
+          const StepArrival& s = member(group[static_cast<std::size_t>(q)]);
+          (void)v_chunk(*a.k, op, reinterpret_cast<const std::uint32_t*>(s.srcs.back().data),
+                        reinterpret_cast<const std::uint32_t*>(a.srcs.back().data), q, p, g,
+                        shape_elements(s.srcs[0].shape), shape_elements(a.dsts[0].shape), group[static_cast<std::size_t>(q)],
+                        first + r);
+        }
+      }
+    } catch (const UserError& e) {
+      if (failure.empty()) failure = e.what();
+      stopped = true;
+      cv.notify_all();
+      throw;
+    }
+  }
+
   /** Phase `phase` (0, then 1 for all_reduce's gather) of local rank `local`'s part, all members in this process. */
   void compute(int local, int phase) const;
 };
@@ -129,6 +161,30 @@ void WorldCollectives::State::compute(int local, int phase) const {
   const std::vector<int>& group = group_of(local, a);
   const auto g = static_cast<std::int64_t>(group.size());
   const auto p = static_cast<std::int64_t>(std::find(group.begin(), group.end(), me) - group.begin());
+  if (op.kind == Kind::permute_implicit_reduce) {  // op of the predecessor's two srcs
+    if (phase != 0) return;
+    const StepArrival& pred = member(group[static_cast<std::size_t>((p + g - 1) % g)]);
+    const TensorBinding& dst = a.dsts[0];
+    reduce_range(dst.dtype, reduce_op_of(op.op), {pred.srcs[0].data, pred.srcs[1].data}, 0, dst.data, 0,
+                 shape_elements(dst.shape));
+    return;
+  }
+  if (op.metadata >= 0) {  // all_gather_v / all_to_all_v: chunks the metadata gives
+    if (phase != 0) return;
+    const TensorBinding& dst = a.dsts[0];
+    const int eb = dtype_bytes(dst.dtype);
+    auto* mine = reinterpret_cast<std::uint32_t*>(a.srcs.back().data);
+    for (std::int64_t q = 0; q < g; ++q) {
+      const int sender = group[static_cast<std::size_t>(q)];
+      const StepArrival& s = member(sender);
+      const VChunk c = v_chunk(*a.k, op, reinterpret_cast<const std::uint32_t*>(s.srcs.back().data), mine,
+                               static_cast<int>(q), static_cast<int>(p), static_cast<int>(g),
+                               shape_elements(s.srcs[0].shape), shape_elements(dst.shape), sender, me);
+      std::memcpy(dst.data + c.dst_offset * eb, s.srcs[0].data + c.src_offset * eb, static_cast<std::size_t>(c.count * eb));
+      if (!op.recv_counts_known) mine[2 * g + q] = static_cast<std::uint32_t>(c.count);  // row 2: received counts
+    }
+    return;
+  }
   for (std::size_t i = 0; i < a.srcs.size(); ++i) {
     const TensorBinding& dst = a.dsts[i];
     const DType dt = dst.dtype;
@@ -179,7 +235,10 @@ void WorldCollectives::State::compute(int local, int phase) const {
         std::memcpy(dst.data, srcs[static_cast<std::size_t>((p + g - 1) % g)], static_cast<std::size_t>(bytes_of(dst)));
         break;
       }
-      case Kind::permute: break;
+      case Kind::permute:
+      case Kind::permute_implicit_reduce:
+      case Kind::all_gather_v:
+      case Kind::all_to_all_v: break;  // above
     }
   }
 }
@@ -227,6 +286,7 @@ class Link final : public RankLink {
     const std::uint64_t step = s_.steps;
     if (++s_.arrived == s_.locals) {
       s_.check_same_step();
+      s_.check_chunks();
       s_.arrived = 0;
       if (s_.remote) {
         s_.step_ready = true;  // the server checks with the other processes and moves what crosses them

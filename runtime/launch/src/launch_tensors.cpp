@@ -14,7 +14,8 @@ std::vector<bool> written_whole_first(const ir::KernelIR& ir) {
   for (const ir::Op& op : ir.body) {
     if (std::holds_alternative<ir::LoopOp>(op)) ++depth;
     if (std::holds_alternative<ir::LoopEndOp>(op)) --depth;
-    if (const auto* c = std::get_if<ir::CollectiveOp>(&op); c != nullptr && depth == 0) {
+    // A _v kind writes only the chunks its metadata gives, not its whole dst.
+    if (const auto* c = std::get_if<ir::CollectiveOp>(&op); c != nullptr && depth == 0 && c->metadata < 0) {
       for (int t : c->dsts) whole[static_cast<std::size_t>(t)] = whole[static_cast<std::size_t>(t)] || !touched[static_cast<std::size_t>(t)];
       for (int t : c->srcs) touched[static_cast<std::size_t>(t)] = true;
       for (int t : c->dsts) touched[static_cast<std::size_t>(t)] = true;

@@ -715,34 +715,62 @@ class ReferenceRunner final : public CoreRunner {
     ir::register_to_element(element(op.mem, c), dt, reg(op.src));
     if (checked_) checked_register_store(op, c);
   }
-  /** A collective: the rank link meets the group's other ranks and writes the dsts (checked: srcs must be written). */
+  /**
+   * A collective: the rank link meets the group's other ranks and writes the dsts. Checked: the
+   * srcs must be written (a _v kind's: the metadata rows it reads; its chunks are known only to
+   * the senders), and the dsts are written after (a _v kind's: the chunks its row 2 counts).
+   */
   void exec(const ir::CollectiveOp& op) {
     if (link_ == nullptr) throw InternalError("a collective ran on a core with no rank link");
     std::vector<TensorBinding> srcs, dsts;
+    const std::int64_t g = op.metadata >= 0 ? ir_.tensors[static_cast<std::size_t>(op.metadata)].shape.back() : 0;
     for (int t : op.srcs) {
-      if (checked_) check_collective_read(t, op);
+      if (checked_ && op.metadata < 0) check_collective_read(t, op, 0, shape_elements(ir_.tensors[static_cast<std::size_t>(t)].shape));
       srcs.push_back(tensors_[static_cast<std::size_t>(t)]);
+    }
+    if (op.metadata >= 0) {
+      if (checked_)
+        for (std::int64_t row : {std::int64_t{0}, std::int64_t{1}, op.has_rdispls ? std::int64_t{3} : std::int64_t{1}})
+          check_collective_read(op.metadata, op, row * g, (row + 1) * g);
+      srcs.push_back(tensors_[static_cast<std::size_t>(op.metadata)]);
     }
     for (int t : op.dsts) dsts.push_back(tensors_[static_cast<std::size_t>(t)]);
     link_->collective(ir_, static_cast<int>(at_), srcs, dsts, pid_);
     if (!checked_) return;
-    for (int t : op.dsts) {  // every element of a dst is written (a register_store's rule, element by element)
-      const std::size_t ti = static_cast<std::size_t>(t);
-      const ir::TensorDecl& d = ir_.tensors[ti];
+    for (int t : op.dsts) {
+      const std::int64_t n = shape_elements(ir_.tensors[static_cast<std::size_t>(t)].shape);
+      if (!ir::writes_metadata(op)) {  // every element of a dst is written (a register_store's rule, element by element)
+        mark_collective_written(t, 0, n);
+        continue;
+      }
+      const auto* meta = reinterpret_cast<const std::uint32_t*>(tensors_[static_cast<std::size_t>(op.metadata)].data);
+      for (std::int64_t q = 0; q < g; ++q) {
+        const std::int64_t at = op.has_rdispls ? meta[3 * g + q] : n / g * q;
+        mark_collective_written(t, at, at + meta[2 * g + q]);
+      }
+    }
+    if (ir::writes_metadata(op)) mark_collective_written(op.metadata, 2 * g, 3 * g);
+  }
+  /** Checked mode: elements [begin, end) of `tensor` (flat) are written by a collective. */
+  void mark_collective_written(int tensor, std::int64_t begin, std::int64_t end) {
+    const std::size_t ti = static_cast<std::size_t>(tensor);
+    const ir::TensorDecl& d = ir_.tensors[ti];
+    for (std::int64_t f = begin; f < end; ++f) {
+      const auto e = static_cast<std::size_t>(f);
       if (ir::is_per_instance(d.memory)) {
-        std::fill(written_[ti].begin(), written_[ti].end(), std::uint8_t{1});
-        if (!mem_undef_[ti].empty()) std::fill(mem_undef_[ti].begin(), mem_undef_[ti].end(), kDefined);
+        written_[ti][e] = 1;
+        if (!mem_undef_[ti].empty()) mem_undef_[ti][e] = kDefined;
       } else if (checked_->writers[ti]) {
-        for (std::int64_t f = 0; f < shape_elements(d.shape); ++f) checked_->writers[ti][static_cast<std::size_t>(f)].store(kFilled, std::memory_order_release);
+        checked_->writers[ti][e].store(kFilled, std::memory_order_release);
       }
     }
   }
-  /** Checked mode: a collective sends every element of its src, so each must have been written. */
-  void check_collective_read(int tensor, const ir::CollectiveOp& op) const {
+  /** Checked mode: a collective sends elements [begin, end) (flat) of `tensor`, so each must have been written. */
+  void check_collective_read(int tensor, const ir::CollectiveOp& op, std::int64_t begin, std::int64_t end) const {
     const std::size_t ti = static_cast<std::size_t>(tensor);
     const ir::TensorDecl& t = ir_.tensors[ti];
     if (!ir::is_per_instance(t.memory) && !checked_->writers[ti]) return;
-    for (std::int64_t f = 0; f < shape_elements(t.shape); ++f) {
+    for (std::int64_t f = begin; f < end; ++f) {
       const auto e = static_cast<std::size_t>(f);
       const bool ok = ir::is_per_instance(t.memory) ? written_[ti][e] != 0
                                                    : checked_->writers[ti][e].load(std::memory_order_acquire) != kNeverWritten;

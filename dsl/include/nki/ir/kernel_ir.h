@@ -411,18 +411,29 @@ struct ReplicaGroupSpec {
  * along `dim`. reduce_scatter: dst = part p (along `dim`) of the reduction, p the rank's
  * position. all_to_all: dst = part p of every member's src, concatenated along `dim`.
  * permute: dst = the src of the rank's source in `pairs` (unchanged when it has none);
- * permute_implicit: the ring of each group, from the predecessor.
+ * permute_implicit: the ring of each group, from the predecessor; permute_implicit_reduce:
+ * dst = op(srcs[0], srcs[1]) of the predecessor. all_gather_v / all_to_all_v: flat chunks whose
+ * counts and displacements a uint32 `metadata` tensor gives at run time (docs/reference.md);
+ * its row 2 receives the counts unless `recv_counts_known`.
  */
 struct CollectiveOp {
-  enum class Kind : std::uint8_t { all_reduce, all_gather, reduce_scatter, all_to_all, permute, permute_implicit };
+  enum class Kind : std::uint8_t {
+    all_reduce, all_gather, reduce_scatter, all_to_all, permute, permute_implicit, permute_implicit_reduce,
+    all_gather_v, all_to_all_v,
+  };
   Kind kind = Kind::all_reduce;
   std::vector<int> srcs, dsts;  ///< tensor ids
   ReduceKind op = ReduceKind::sum;  ///< sum, max or min (nl.add / nl.maximum / nl.minimum)
   int dim = 0;                   ///< collective_dim
   ReplicaGroupSpec group;
   std::vector<std::pair<int, int>> pairs;  ///< permute: (source, target) world ranks
+  int metadata = -1;             ///< the _v kinds: the metadata tensor (uint32 [rows, G] or [1, rows, G])
+  bool recv_counts_known = false;  ///< the _v kinds: row 2 is left as it is
+  bool has_rdispls = false;        ///< all_to_all_v: row 3 gives where each sender's chunk lands
   SourceLoc loc;
 };
+/** Whether the collective's metadata (the _v kinds) receives counts (its row 2): then it is written too. */
+inline bool writes_metadata(const CollectiveOp& c) { return c.metadata >= 0 && !c.recv_counts_known; }
 const char* collective_name(CollectiveOp::Kind k);
 
 /** nl.device_print: the executor prints `prefix` and the values of `tile` (docs/reference.md, "device_print"). */
