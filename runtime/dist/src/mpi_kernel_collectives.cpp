@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 
@@ -39,6 +40,37 @@ struct Piece {
   std::byte* to = nullptr;          ///< receiver: where they go
   std::int64_t bytes = 0;
 };
+
+/**
+ * Received pieces to reduce or place: one uninitialized block carved in the order the pieces
+ * are listed, so an exchange can receive straight into it (no zero-fill, no unpacking copy).
+ */
+class Staging {
+ public:
+  explicit Staging(std::size_t bytes) : block_(std::make_unique_for_overwrite<std::byte[]>(bytes)), size_(bytes) {}
+  std::byte* carve(std::int64_t bytes) {
+    std::byte* p = block_.get() + used_;
+    used_ += static_cast<std::size_t>(bytes);
+    if (used_ > size_) throw InternalError("a collective's staging block is too small");
+    return p;
+  }
+
+ private:
+  std::unique_ptr<std::byte[]> block_;
+  std::size_t size_, used_ = 0;
+};
+
+/** Whether the pieces, in order, are one run of memory (`to` or `from`): then MPI can use it in place. */
+template <class Ptr>
+bool one_run(const std::vector<std::vector<Piece>>& lists, Ptr Piece::*ptr) {
+  const std::byte* next = nullptr;
+  for (const auto& pieces : lists)
+    for (const Piece& p : pieces) {
+      if (next != nullptr && p.*ptr != next) return false;
+      next = p.*ptr + p.bytes;
+    }
+  return true;
+}
 
 class MpiKernelCollectives final : public KernelCollectiveTransport {
  public:
@@ -133,32 +165,55 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
     return l;
   }
 
-  /** MPI_Alltoallv over `comm`: send[q] to process q, recv[q] from it (one staging buffer each way). */
+  /**
+   * MPI_Alltoallv over `comm`: send[q] to process q, recv[q] from it. Pieces that are one run of
+   * memory (a src's chunks in order; a Staging block) go to MPI in place; others through a copy.
+   */
   static void alltoallv(MPI_Comm comm, const std::vector<std::vector<Piece>>& send,
                         const std::vector<std::vector<Piece>>& recv, const char* name) {
+    auto layout = [&](const std::vector<std::vector<Piece>>& lists, std::vector<int>& counts, std::vector<int>& displs) {
+      std::size_t total = 0;
+      for (const auto& pieces : lists) {
+        displs.push_back(count_of(total, name));
+        for (const Piece& p : pieces) total += static_cast<std::size_t>(p.bytes);
+        counts.push_back(count_of(total, name) - displs.back());
+      }
+      return total;
+    };
     std::vector<int> sc, sd, rc, rd;
-    std::vector<std::byte> out, in;
-    for (const auto& pieces : send) {
-      sd.push_back(count_of(out.size(), name));
-      for (const Piece& p : pieces) out.insert(out.end(), p.from, p.from + p.bytes);
-      sc.push_back(count_of(out.size(), name) - sd.back());
+    const std::size_t out_bytes = layout(send, sc, sd), in_bytes = layout(recv, rc, rd);
+    auto first = [](const std::vector<std::vector<Piece>>& lists) -> const Piece* {
+      for (const auto& pieces : lists)
+        if (!pieces.empty()) return &pieces.front();
+      return nullptr;
+    };
+    std::unique_ptr<std::byte[]> packed, scratch;
+    const std::byte* out = nullptr;
+    if (const Piece* f = first(send); f != nullptr && one_run(send, &Piece::from)) {
+      out = f->from;
+    } else {
+      packed = std::make_unique_for_overwrite<std::byte[]>(std::max<std::size_t>(1, out_bytes));
+      std::size_t at = 0;
+      for (const auto& pieces : send)
+        for (const Piece& p : pieces) {
+          std::memcpy(packed.get() + at, p.from, static_cast<std::size_t>(p.bytes));
+          at += static_cast<std::size_t>(p.bytes);
+        }
+      out = packed.get();
     }
-    std::size_t total = 0;
-    for (const auto& pieces : recv) {
-      rd.push_back(count_of(total, name));
-      for (const Piece& p : pieces) total += static_cast<std::size_t>(p.bytes);
-      rc.push_back(count_of(total, name) - rd.back());
-    }
-    in.resize(total);
-    check_mpi(MPI_Alltoallv(out.data(), sc.data(), sd.data(), MPI_BYTE, in.data(), rc.data(), rd.data(), MPI_BYTE, comm),
+    const Piece* in_first = first(recv);
+    const bool in_place = in_first != nullptr && one_run(recv, &Piece::to);
+    if (!in_place) scratch = std::make_unique_for_overwrite<std::byte[]>(std::max<std::size_t>(1, in_bytes));
+    std::byte* in = in_place ? in_first->to : scratch.get();
+    check_mpi(MPI_Alltoallv(out, sc.data(), sd.data(), MPI_BYTE, in, rc.data(), rd.data(), MPI_BYTE, comm),
               "MPI_Alltoallv");
+    if (in_place) return;
     std::size_t at = 0;
-    for (const auto& pieces : recv) {
+    for (const auto& pieces : recv)
       for (const Piece& p : pieces) {
-        std::memcpy(p.to, in.data() + at, static_cast<std::size_t>(p.bytes));
+        std::memcpy(p.to, in + at, static_cast<std::size_t>(p.bytes));
         at += static_cast<std::size_t>(p.bytes);
       }
-    }
   }
 
   void run_group(const ir::CollectiveOp& op, const std::vector<int>& g, std::size_t buf) {
@@ -175,7 +230,6 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
     auto dst_of = [&](std::size_t k) { return arrival(g[k]).dsts[buf].data; };
     const std::size_t P = l.procs.size();
     std::vector<std::vector<Piece>> send(P), recv(P);
-    std::vector<std::vector<std::byte>> staging;  // received pieces to reduce or place
     switch (op.kind) {
       case Kind::all_gather: {
         // Every member's src reaches every process; each local member then joins them in group order.
@@ -213,14 +267,15 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
         // Member p receives part p of every member's src (all_to_all places it, reduce_scatter reduces it).
         const std::int64_t part = (op.kind == Kind::reduce_scatter ? shape_elements(dst0.shape) : shape_elements(src0.shape) / G) * eb;
         std::map<std::pair<std::size_t, std::size_t>, const std::byte*> got;  // (p, k) -> part p of member k's src
+        Staging in(mine.size() * g.size() * static_cast<std::size_t>(part));
         for (std::size_t q = 0; q < P; ++q) {
           for (std::size_t p : l.positions[q])
             for (std::size_t k : mine) send[q].push_back({src_of(k) + static_cast<std::int64_t>(p) * part, nullptr, part});
           for (std::size_t p : mine)
             for (std::size_t k : l.positions[q]) {
-              std::vector<std::byte>& b = staging.emplace_back(static_cast<std::size_t>(part));
-              recv[q].push_back({nullptr, b.data(), part});
-              got[{p, k}] = b.data();
+              std::byte* b = in.carve(part);
+              recv[q].push_back({nullptr, b, part});
+              got[{p, k}] = b;
             }
         }
         alltoallv(comm, send, recv, name);
@@ -245,25 +300,26 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
         const auto me = static_cast<std::int64_t>(l.me);
         const std::int64_t len = begin(me + 1) - begin(me);
         std::vector<const std::byte*> parts(g.size(), nullptr);
+        Staging in(g.size() * static_cast<std::size_t>(len * eb));
         for (std::size_t q = 0; q < P; ++q) {
           const auto j = static_cast<std::int64_t>(q);
           for (std::size_t k : mine) send[q].push_back({src_of(k) + begin(j) * eb, nullptr, (begin(j + 1) - begin(j)) * eb});
           for (std::size_t k : l.positions[q]) {
-            std::vector<std::byte>& b = staging.emplace_back(static_cast<std::size_t>(len * eb));
-            recv[q].push_back({nullptr, b.data(), len * eb});
-            parts[k] = b.data();
+            std::byte* b = in.carve(len * eb);
+            recv[q].push_back({nullptr, b, len * eb});
+            parts[k] = b;
           }
         }
         alltoallv(comm, send, recv, name);
-        std::vector<std::byte> reduced(static_cast<std::size_t>(len * eb));
-        reduce_range(dt, reduce_op_of(op.op), parts, 0, reduced.data(), 0, len);
+        const auto reduced = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(std::max<std::int64_t>(1, len * eb)));
+        reduce_range(dt, reduce_op_of(op.op), parts, 0, reduced.get(), 0, len);
         std::vector<int> counts, displs;
         for (std::int64_t j = 0; j < R; ++j) {
           counts.push_back(count_of(static_cast<std::size_t>((begin(j + 1) - begin(j)) * eb), name));
           displs.push_back(count_of(static_cast<std::size_t>(begin(j) * eb), name));
         }
         std::byte* first = dst_of(mine.front());
-        check_mpi(MPI_Allgatherv(reduced.data(), static_cast<int>(reduced.size()), MPI_BYTE, first, counts.data(),
+        check_mpi(MPI_Allgatherv(reduced.get(), count_of(static_cast<std::size_t>(len * eb), name), MPI_BYTE, first, counts.data(),
                                  displs.data(), MPI_BYTE, comm),
                   "MPI_Allgatherv");
         for (std::size_t i = 1; i < mine.size(); ++i)
@@ -387,8 +443,12 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
     for (std::size_t p = 0; p < g.size(); ++p)
       for (std::size_t k = 0; k < g.size(); ++k) (void)chunk(k, p);
     std::vector<std::vector<Piece>> send(P), recv(P);
-    std::vector<std::vector<std::byte>> staging;
-    staging.reserve(g.size() * g.size());
+    std::size_t in_bytes = 0;  // what this process receives: its receivers' chunks (all_gather_v: one receiver's)
+    for (std::size_t p : mine) {
+      if (op.kind == Kind::all_gather_v && p != mine.front()) continue;
+      for (std::size_t k = 0; k < g.size(); ++k) in_bytes += static_cast<std::size_t>(chunk(k, p).count * eb);
+    }
+    Staging in(in_bytes);
     std::vector<std::tuple<std::size_t, std::size_t, const std::byte*>> landed;  // (k, p, bytes received)
     for (std::size_t q = 0; q < P; ++q) {
       for (std::size_t p : l.positions[q])
@@ -401,9 +461,9 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
         if (op.kind == Kind::all_gather_v && p != mine.front()) continue;
         for (std::size_t k : l.positions[q]) {
           const VChunk c = chunk(k, p);
-          std::vector<std::byte>& b = staging.emplace_back(static_cast<std::size_t>(c.count * eb));
-          recv[q].push_back({nullptr, b.data(), c.count * eb});
-          landed.emplace_back(k, p, b.data());
+          std::byte* b = in.carve(c.count * eb);
+          recv[q].push_back({nullptr, b, c.count * eb});
+          landed.emplace_back(k, p, b);
         }
       }
     }
