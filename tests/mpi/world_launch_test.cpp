@@ -282,3 +282,26 @@ TEST_CASE("world launch over MPI: all_gather_v, all_to_all_v and the ring reduce
     }
   }
 }
+
+TEST_CASE("world launch over MPI: an argument one process gets wrong fails every process before anything runs") {
+  mpi_test::SharedCache cache;
+  const World w;
+  const nki::Kernel k = nki::jit("mpi_bad_argument", [](nl::tensor x) {
+    auto out = nl::ndarray(x.shape(), x.dtype(), nl::shared_hbm, "out");
+    nc::all_reduce({x}, {out}, {}, nl::add);
+    return out;
+  });
+  const nki::ShardedTensor good = w.input(DType::fp32);
+  const nki::sim::Device elsewhere("trn2", w.local);  // another device: its HBM is not the launch's
+  const nki::Tensor stray = nki::Tensor::from_floats({kRows, kCols}, DType::fp32, std::vector<float>(kRows * kCols, 1.0f), elsewhere);
+  const bool me = nki::communicator().rank() == 1;
+  const std::string msg = test::user_error_of([&] {
+    nki::LaunchOptions o;
+    o.device = &w.device;
+    (void)nki::WorldLaunch(k.launch({}).with(o), w.mesh, {{w.rows}}).run({me ? nki::WorldArg(stray) : nki::WorldArg(good)});
+  });
+  CHECK(msg == (me ? std::string("mpi_bad_argument: err_argument_device: argument 0 lives on another device than the launch")
+                   : fmt::format("err_rank_failed: rank 1 of {} failed: mpi_bad_argument: err_argument_device: argument 0 "
+                                 "lives on another device than the launch",
+                                 nki::communicator().ranks())));
+}

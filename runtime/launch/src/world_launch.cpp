@@ -76,28 +76,35 @@ void check_replicas(Communicator& world, const std::string& kernel, const std::s
   for (const ShardPlacement& p : placement) devices_of[p.tile].push_back(p.device);
   std::map<std::vector<std::int64_t>, int> first_local;  // tile -> its first local device
   bool crosses = false;
+  std::string local_error;  // the first pair of this process's replicas that differ
   for (int a = 0; a < n; ++a) {
     const auto tile = tile_of(first + a);
     const std::vector<int>& all = devices_of[tile];
     crosses = crosses || std::any_of(all.begin(), all.end(), [&](int d) { return d < first || d >= first + n; });
     const auto [it, fresh] = first_local.emplace(tile, first + a);
-    if (fresh) continue;
+    if (fresh || !local_error.empty()) continue;
     const Tensor& x = shards[static_cast<std::size_t>(it->second - first)];
     const Tensor& y = shards[static_cast<std::size_t>(a)];
     if (std::memcmp(x.data(), y.data(), static_cast<std::size_t>(x.bytes())) == 0) continue;
     const std::vector<double> xv = x.to_values(), yv = y.to_values();
     std::size_t e = 0;
     while (e < xv.size() && (xv[e] == yv[e] || (xv[e] != xv[e] && yv[e] != yv[e]))) ++e;
-    world_error(kernel, "err_output_replicas_differ",
-                fmt::format("output {} is declared the same on ranks {} and {} (replicas of tile [{}]) but element {} is "
-                            "{} on rank {} and {} on rank {}; declare its partition spec over the axes it differs "
-                            "along, or make the ranks compute the same",
-                            name, it->second, first + a, fmt::join(tile, ","), e, xv[e], it->second, yv[e], first + a));
+    local_error = fmt::format("output {} is declared the same on ranks {} and {} (replicas of tile [{}]) but element {} "
+                              "is {} on rank {} and {} on rank {}; declare its partition spec over the axes it differs "
+                              "along, or make the ranks compute the same",
+                              name, it->second, first + a, fmt::join(tile, ","), e, xv[e], it->second, yv[e], first + a);
   }
-  if (world.ranks() == 1) return;
-  // Every process says whether it holds a replica another process holds too; if any does, they compare hashes.
+  if (world.ranks() == 1) {
+    if (!local_error.empty()) world_error(kernel, "err_output_replicas_differ", local_error);
+    return;
+  }
+  // Every process says what it found and whether it holds a replica another holds too: all raise
+  // the first process's finding alike (none left waiting), or compare hashes where replicas cross.
   bool any = false;
-  for (const std::string& c : world.all_gather_text(crosses ? "1" : "0")) any = any || c == "1";
+  for (const std::string& c : world.all_gather_text((crosses ? "1" : "0") + local_error)) {
+    if (c.size() > 1) world_error(kernel, "err_output_replicas_differ", c.substr(1));
+    any = any || c[0] == '1';
+  }
   if (!any) return;
   std::string mine;
   for (const auto& [tile, device] : first_local) {
@@ -155,73 +162,84 @@ WorldResult WorldLaunch::run(const std::vector<WorldArg>& args) const {
                 fmt::format("the mesh {} has {} devices, which do not split evenly over {} processes", mesh_.str(), W, P));
   }
   const int n = W / P, first = world.rank() * n;
-  const sim::Device* device_ptr = o.device;
-  for (const WorldArg& a : args) {
-    if (device_ptr != nullptr) break;
-    if (const ShardedTensor* s = a.sharded(); s != nullptr && s->local_devices() > 0) device_ptr = &s->shards().front().device();
-    else if (const Tensor* t = a.replicated()) device_ptr = &t->device();
-  }
-  const sim::Device& device = device_ptr != nullptr ? *device_ptr : sim::Device::default_device();
-  if (device.cores() < n) {
-    world_error(k.name(), "err_mesh_exceeds_cores",
-                fmt::format("the mesh {} puts {} ranks on each process's device, which has {} NeuronCores; make a "
-                            "device with enough cores, e.g. sim::Device(\"{}\", {})",
-                            mesh_.str(), n, device.cores(), device.spec().name, n));
-  }
-
-  // Each rank's view of the arguments: its shard, or the replicated tensor.
-  std::vector<std::vector<Tensor>> rank_args(static_cast<std::size_t>(n));
-  std::vector<Shape> shapes;
-  std::vector<DType> dtypes;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const WorldArg& a = args[i];
-    if (const ShardedTensor* s = a.sharded()) {
-      if (!(s->mesh() == mesh_)) {
-        world_error(k.name(), "err_mesh_mismatch",
-                    fmt::format("argument {} is sharded over the mesh {}, the launch runs on {}", i, s->mesh().str(), mesh_.str()));
-      }
-      for (int r = 0; r < n; ++r) rank_args[static_cast<std::size_t>(r)].push_back(s->shard(first + r));
-    } else {
-      for (int r = 0; r < n; ++r) rank_args[static_cast<std::size_t>(r)].push_back(*a.replicated());
-    }
-    const Tensor& t0 = rank_args.front().back();
-    if (!t0.device().same_as(device))
-      world_error(k.name(), "err_argument_device", fmt::format("argument {} lives on another device than the launch", i));
-    shapes.push_back(t0.shape());
-    dtypes.push_back(t0.dtype());
-  }
-
+  // Everything refused before anything runs, on every process alike: under MPI a process whose
+  // arguments are wrong fails every process instead of leaving them in the next exchange.
   WorldResult result;
   result.first_rank = first;
   result.world_size = W;
-  const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, launch_.grid(), device.spec().nc_version, W);
+  const sim::Device* device = nullptr;
+  std::vector<std::vector<Tensor>> rank_args;
+  std::shared_ptr<const TracedKernel> traced;
+  WorldPlan plan;
+  auto prepare = [&] {
+    const sim::Device* device_ptr = o.device;
+    for (const WorldArg& a : args) {
+      if (device_ptr != nullptr) break;
+      if (const ShardedTensor* s = a.sharded(); s != nullptr && s->local_devices() > 0) device_ptr = &s->shards().front().device();
+      else if (const Tensor* t = a.replicated()) device_ptr = &t->device();
+    }
+    device = device_ptr != nullptr ? device_ptr : &sim::Device::default_device();
+    if (device->cores() < n) {
+      world_error(k.name(), "err_mesh_exceeds_cores",
+                  fmt::format("the mesh {} puts {} ranks on each process's device, which has {} NeuronCores; make a "
+                              "device with enough cores, e.g. sim::Device(\"{}\", {})",
+                              mesh_.str(), n, device->cores(), device->spec().name, n));
+    }
+
+    // Each rank's view of the arguments: its shard, or the replicated tensor.
+    rank_args.assign(static_cast<std::size_t>(n), {});
+    std::vector<Shape> shapes;
+    std::vector<DType> dtypes;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const WorldArg& a = args[i];
+      if (const ShardedTensor* s = a.sharded()) {
+        if (!(s->mesh() == mesh_)) {
+          world_error(k.name(), "err_mesh_mismatch",
+                      fmt::format("argument {} is sharded over the mesh {}, the launch runs on {}", i, s->mesh().str(), mesh_.str()));
+        }
+        for (int r = 0; r < n; ++r) rank_args[static_cast<std::size_t>(r)].push_back(s->shard(first + r));
+      } else {
+        for (int r = 0; r < n; ++r) rank_args[static_cast<std::size_t>(r)].push_back(*a.replicated());
+      }
+      const Tensor& t0 = rank_args.front().back();
+      if (!t0.device().same_as(*device))
+        world_error(k.name(), "err_argument_device", fmt::format("argument {} lives on another device than the launch", i));
+      shapes.push_back(t0.shape());
+      dtypes.push_back(t0.dtype());
+    }
+
+    traced = k.trace(shapes, dtypes, launch_.grid(), device->spec().nc_version, W);
+    const ir::KernelIR& ir = *traced->ir;
+    result.ir_text = traced->text;
+    result.ir_hash = traced->hash;
+    refuse_aliased_writes(ir, rank_args.front());
+    const std::vector<int> stores = ir::count_stores(ir);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (args[i].replicated() == nullptr || stores[static_cast<std::size_t>(ir.params[i])] == 0) continue;
+      world_error(k.name(), "err_replicated_argument_written",
+                  fmt::format("the kernel writes argument {} ({}), which every rank shares whole; pass it sharded, or "
+                              "write an output instead",
+                              i, ir.tensors[static_cast<std::size_t>(ir.params[i])].name));
+    }
+
+    // Every collective's groups, checked against the world before anything runs; MPMD kernels per rank.
+    plan = plan_world(*traced, mesh_, first, n, o.mode);
+
+    // Every rank runs the whole grid on its own NeuronCore, in the grid's row-major order.
+    const std::vector<CoreSchedule> placed = place_instances(launch_.grid(), 1, k.name(), 1);
+    for (int r = 0; r < n; ++r) result.ranks.push_back({r, placed.front().instances});
+    sim::check_capacity(ir, device->spec());
+    refuse_per_instance_overflow(ir, result.ranks, *device);
+  };
+  if (P > 1) on_every_rank(world, prepare);
+  else prepare();
   const ir::KernelIR& ir = *traced->ir;
-  result.ir_text = traced->text;
-  result.ir_hash = traced->hash;
-  refuse_aliased_writes(ir, rank_args.front());
-  const std::vector<int> stores = ir::count_stores(ir);
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i].replicated() == nullptr || stores[static_cast<std::size_t>(ir.params[i])] == 0) continue;
-    world_error(k.name(), "err_replicated_argument_written",
-                fmt::format("the kernel writes argument {} ({}), which every rank shares whole; pass it sharded, or "
-                            "write an output instead",
-                            i, ir.tensors[static_cast<std::size_t>(ir.params[i])].name));
-  }
-
-  // Every collective's groups, checked against the world before anything runs; MPMD kernels per rank.
-  const WorldPlan plan = plan_world(*traced, mesh_, first, n, o.mode);
-
-  // Every rank runs the whole grid on its own NeuronCore, in the grid's row-major order.
-  const std::vector<CoreSchedule> placed = place_instances(launch_.grid(), 1, k.name(), 1);
-  for (int r = 0; r < n; ++r) result.ranks.push_back({r, placed.front().instances});
-  sim::check_capacity(ir, device.spec());
-  refuse_per_instance_overflow(ir, result.ranks, device);
 
   std::vector<std::shared_ptr<const Program>> programs(static_cast<std::size_t>(n));
   const std::vector<std::shared_ptr<const TracedKernel>>& baked = plan.baked;
   if (o.executor == Executor::halide && !o.checked) {
     check_bounds_at_run_time(ir, launch_.grid().logical_shape(), traced->unproven, W);
-    CorePrograms p = programs_for_cores(k.name(), *traced, result.ranks, std::string(device.spec().name), o.mode,
+    CorePrograms p = programs_for_cores(k.name(), *traced, result.ranks, std::string(device->spec().name), o.mode,
                                         o.layer_unroll_factor, first, baked, plan.mesh_key);
     programs = std::move(p.programs);
     result.compiled = p.distinct_compiled;
@@ -233,7 +251,7 @@ WorldResult WorldLaunch::run(const std::vector<WorldArg>& args) const {
   }
 
   std::vector<LaunchTensors> tensors;
-  for (int r = 0; r < n; ++r) tensors.push_back(bind_launch_tensors(ir, rank_args[static_cast<std::size_t>(r)], device, true));
+  for (int r = 0; r < n; ++r) tensors.push_back(bind_launch_tensors(ir, rank_args[static_cast<std::size_t>(r)], *device, true));
   if (o.checked)
     for (int r = 0; r < n; ++r) programs[static_cast<std::size_t>(r)]->begin_launch(tensors[static_cast<std::size_t>(r)].bindings);
 
