@@ -17,8 +17,6 @@ namespace nki::isa {
 
 namespace {
 
-SourceLoc here(const std::source_location& l) { return SourceLoc::from(l); }
-const ir::TileInfo& info(Trace& t, int tile) { return t.ir().tiles.at(static_cast<std::size_t>(tile)); }
 const ir::TensorDecl& decl_of(Trace& t, int tensor) { return t.ir().tensors.at(static_cast<std::size_t>(tensor)); }
 const char* memory_label(ir::Memory m) { return ir::memory_name(m); }
 
@@ -88,7 +86,7 @@ void write_dest(Trace& t, const nl::access& dst, int value, const ir::DmaInfo& d
 
 /** Converts a source tile for a DMA into dst_dtype through fp32, as the DMA engines do. */
 int convert_through_fp32(Trace& t, int tile, DType dst_dtype, const std::source_location& sl) {
-  const DType from = info(t, tile).dtype;
+  const DType from = tile_info(t, tile).dtype;
   if (from == dst_dtype) return tile;
   // src -> fp32 (the engines' arithmetic type); the store rounds fp32 -> dst. Part of the DMA.
   nl::tile f = nl::copy(nl::tile(tile), {.dtype = DType::fp32}, sl);
@@ -113,7 +111,7 @@ void dma_copy_tile(Trace& t, const nl::access& dst, int src_tile, const ir::DmaI
 
 void dma_copy(const nl::access& dst, const nl::access& src, const dma_options& o, std::source_location sl) {
   Trace& t = Trace::current("isa.dma_copy", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   const ir::DmaInfo d = dma_info(t, o, "isa::dma_copy", loc);
   check_dma_memory(t, decl_of(t, src.tensor()), "isa::dma_copy", "the source", loc);
   check_dma_memory(t, decl_of(t, dst.tensor()), "isa::dma_copy", "the destination", loc);
@@ -123,9 +121,9 @@ void dma_copy(const nl::access& dst, const nl::access& src, const dma_options& o
 
 void dma_copy(const nl::access& dst, const nl::tile& src, const dma_options& o, std::source_location sl) {
   Trace& t = Trace::current("isa.dma_copy", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   const ir::DmaInfo d = dma_info(t, o, "isa::dma_copy", loc);
-  if (info(t, src.id()).memory == ir::Memory::psum) {
+  if (tile_info(t, src.id()).memory == ir::Memory::psum) {
     t.fail("err_unsupported_memory", loc, "isa::dma_copy: the source tile is in PSUM; DMA moves HBM and SBUF only");
   }
   dma_copy_tile(t, dst, src.id(), d, "isa::dma_copy", loc, sl);
@@ -133,7 +131,7 @@ void dma_copy(const nl::access& dst, const nl::tile& src, const dma_options& o, 
 
 void dma_copy(const nl::access& dst, const indirect_access& src, const dma_options& o, std::source_location sl) {
   Trace& t = Trace::current("isa.dma_copy", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* op = "isa::dma_copy";
   ir::DmaInfo d = dma_info(t, o, op, loc);
   // Dynamic rows need descriptors written as the kernel runs: software DGE (NKI's only mode for vector_offset).
@@ -151,7 +149,7 @@ void dma_copy(const nl::access& dst, const indirect_access& src, const dma_optio
     t.fail("err_unsupported_indirect_dim", loc,
            fmt::format("{}: indirect_dim {}; a vector offset indexes dimension 0, one row per partition", op, src.dim));
   }
-  const ir::TileInfo ii = info(t, src.index.id());
+  const ir::TileInfo ii = tile_info(t, src.index.id());
   if (!is_integer(ii.dtype) || ii.dtype == DType::boolean) {
     t.fail("err_unsupported_dtype", loc, fmt::format("{}: the index tile is {}; it must hold integers", op, dtype_name(ii.dtype)));
   }
@@ -196,7 +194,7 @@ void dma_copy(const nl::access& dst, const indirect_access& src, const dma_optio
     fuse();
     const ir::TensorDecl& dd = decl_of(t, dst.tensor());
     const int old = ir::is_hbm(dd.memory) ? read_source(t, dst, sl) : nl::operand(dst, sl).tile_id;
-    nl::tile kept = nl::where(ok, nl::tile(loaded), nl::tile(old), {.dtype = info(t, loaded).dtype}, sl);
+    nl::tile kept = nl::where(ok, nl::tile(loaded), nl::tile(old), {.dtype = tile_info(t, loaded).dtype}, sl);
     fuse();
     value = kept.id();
   }
@@ -268,7 +266,7 @@ std::vector<int> transpose_axes(Trace& t, std::size_t rank, const std::vector<in
 void dma_transpose(const nl::access& dst, const nl::access& src, const std::vector<int>& axes, const dma_options& o,
                    std::source_location sl) {
   Trace& t = Trace::current("isa.dma_transpose", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* op = "isa::dma_transpose";
   const ir::TensorDecl& sd = decl_of(t, src.tensor());
   const ir::TensorDecl& dd = decl_of(t, dst.tensor());
@@ -296,7 +294,7 @@ void dma_transpose(const nl::access& dst, const nl::access& src, const std::vect
   const std::size_t before = t.ir().body.size();
   const int raw = read_source(t, src, sl);
   if (t.ir().body.size() != before + 1) throw InternalError("dma_transpose: the source read is not one load");
-  const Shape& from = info(t, raw).shape;
+  const Shape& from = tile_info(t, raw).shape;
   const std::vector<int> perm = transpose_axes(t, from.size(), axes, op, loc);
   if (o.dge_mode == isa::dge_mode::hwdge) {
     if (dtype_bytes(sd.dtype) != 2) {
@@ -314,10 +312,10 @@ void dma_transpose(const nl::access& dst, const nl::access& src, const std::vect
     }
   }
   const int v = permute_loaded(t, raw, perm);
-  if (info(t, v).shape[0] > tile_limits::pmax) {
+  if (tile_info(t, v).shape[0] > tile_limits::pmax) {
     t.fail("err_num_partition_exceed_arch_limit", loc,
-           fmt::format("{}: the transposed tile {} has {} partitions; at most {}", op, shape_str(info(t, v).shape),
-                       info(t, v).shape[0], tile_limits::pmax));
+           fmt::format("{}: the transposed tile {} has {} partitions; at most {}", op, shape_str(tile_info(t, v).shape),
+                       tile_info(t, v).shape[0], tile_limits::pmax));
   }
   write_dest(t, dst, v, d, sl);
 }
@@ -325,7 +323,7 @@ void dma_transpose(const nl::access& dst, const nl::access& src, const std::vect
 void dma_compute(const nl::access& dst, const std::vector<nl::access>& srcs, const nl::binary_fn& reduce_op,
                  const dma_compute_options& o, std::source_location sl) {
   Trace& t = Trace::current("isa.dma_compute", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* op = "isa::dma_compute";
   if (reduce_op.kind != ir::BinaryKind::add) {
     t.fail("err_unsupported_reduction_op", loc,
@@ -356,10 +354,10 @@ void dma_compute(const nl::access& dst, const std::vector<nl::access>& srcs, con
     check_dma_memory(t, decl_of(t, srcs[i].tensor()), op, "a source", loc);
     const int v = read_source(t, srcs[i], sl);
     if (i == 0) {
-      shape = info(t, v).shape;
-    } else if (info(t, v).shape != shape) {
+      shape = tile_info(t, v).shape;
+    } else if (tile_info(t, v).shape != shape) {
       t.fail("err_store_shape_mismatch", loc,
-             fmt::format("{}: source {} has shape {}; source 0 has {}", op, i, shape_str(info(t, v).shape), shape_str(shape)));
+             fmt::format("{}: source {} has shape {}; source 0 has {}", op, i, shape_str(tile_info(t, v).shape), shape_str(shape)));
     }
     // fp32 throughout; the scale (1.0) is exact. Each step is part of the one DMA instruction.
     const double scale = o.scales.empty() ? 1.0 : o.scales[i];
@@ -385,7 +383,7 @@ namespace {
 /** The tile of an operand, refused when a scalar or not in `allowed` memory. */
 int gather_tile(Trace& t, const nl::operand& x, const char* op, const char* role, bool psum_ok, const SourceLoc& loc) {
   if (x.is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("{}: {} is a scalar; it must be a tile", op, role));
-  const ir::TileInfo& ti = info(t, x.tile_id);
+  const ir::TileInfo& ti = tile_info(t, x.tile_id);
   if (!psum_ok && ti.memory == ir::Memory::psum) {
     t.fail("err_unsupported_memory", loc, fmt::format("{}: {} is in PSUM; GpSimd reads SBUF only", op, role));
   }
@@ -394,8 +392,8 @@ int gather_tile(Trace& t, const nl::operand& x, const char* op, const char* role
 
 /** The free-dimension gather both nc_n_gather and gather_flattened are. */
 nl::tile free_gather(Trace& t, int data, int indices, const char* op, const SourceLoc& loc) {
-  const ir::TileInfo& di = info(t, data);
-  const ir::TileInfo& ii = info(t, indices);
+  const ir::TileInfo& di = tile_info(t, data);
+  const ir::TileInfo& ii = tile_info(t, indices);
   if (di.shape[0] != ii.shape[0]) {
     t.fail("err_num_partition_mismatch", loc,
            fmt::format("{}: data has {} partitions and indices {}; they must be equal", op, di.shape[0], ii.shape[0]));
@@ -423,13 +421,13 @@ nl::tile free_gather(Trace& t, int data, int indices, const char* op, const Sour
 
 nl::tile nc_n_gather(const nl::operand& data, const nl::operand& indices, std::source_location sl) {
   Trace& t = Trace::current("isa.nc_n_gather", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* op = "isa::nc_n_gather";
   const int d = gather_tile(t, data, op, "data", false, loc);
   const int i = gather_tile(t, indices, op, "indices", false, loc);
-  if (info(t, i).dtype != DType::uint32) {
+  if (tile_info(t, i).dtype != DType::uint32) {
     t.fail("err_unsupported_dtype", loc,
-           fmt::format("{}: indices are {}; the instruction takes uint32 indices", op, dtype_name(info(t, i).dtype)));
+           fmt::format("{}: indices are {}; the instruction takes uint32 indices", op, dtype_name(tile_info(t, i).dtype)));
   }
   return free_gather(t, d, i, op, loc);
 }
@@ -437,7 +435,7 @@ nl::tile nc_n_gather(const nl::operand& data, const nl::operand& indices, std::s
 void nc_stream_shuffle(const nl::access& dst, const nl::operand& src, const std::vector<std::int64_t>& shuffle_mask,
                        std::source_location sl) {
   Trace& t = Trace::current("isa.nc_stream_shuffle", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* op = "isa::nc_stream_shuffle";
   const int s = gather_tile(t, src, op, "src", true, loc);
   const ir::TensorDecl& dd = decl_of(t, dst.tensor());
@@ -456,14 +454,14 @@ void nc_stream_shuffle(const nl::access& dst, const nl::operand& src, const std:
              fmt::format("{}: shuffle_mask[{}] is {}; an entry is a partition 0-31 of the quadrant, or 255 to keep", op, i, m));
     }
   }
-  const ir::TileInfo si = info(t, s);  // a copy: reading dst below adds a tile
+  const ir::TileInfo si = tile_info(t, s);  // a copy: reading dst below adds a tile
   if (si.dtype != dd.dtype) {
     t.fail("err_unsupported_dtype", loc,
            fmt::format("{}: src is {} and dst {}; the shuffle does not convert", op, dtype_name(si.dtype), dtype_name(dd.dtype)));
   }
   // The destination's previous values: kept where the mask says 255 (read as part of the shuffle).
   const int old = nl::operand(dst, sl).tile_id;
-  const Shape shape = info(t, old).shape;
+  const Shape shape = tile_info(t, old).shape;
   const Shape free_src(si.shape.begin() + 1, si.shape.end()), free_dst(shape.begin() + 1, shape.end());
   if (shape_elements(free_src) != shape_elements(free_dst) || free_src != free_dst) {
     t.fail("err_free_dim_mismatch", loc,

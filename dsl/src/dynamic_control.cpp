@@ -19,7 +19,6 @@ namespace nki {
 
 namespace {
 
-SourceLoc here(const std::source_location& l) { return SourceLoc::from(l); }
 
 /** The no_reorder blocks open in the trace being recorded on this thread. */
 struct NoReorderState {
@@ -80,7 +79,7 @@ ir::Access register_element(Trace& t, const language::access& a, bool whole, con
 
 void emit_load(const isa::VirtualRegister& dst, const language::access& src, bool whole, const std::source_location& where) {
   Trace& t = Trace::current("isa::register_load", where);
-  const SourceLoc loc = here(where);
+  const SourceLoc loc = SourceLoc::from(where);
   check_register(t, dst, "isa::register_load", loc);
   ir::RegisterOp op;
   op.kind = ir::RegisterOp::Kind::load;
@@ -92,7 +91,7 @@ void emit_load(const isa::VirtualRegister& dst, const language::access& src, boo
 
 void emit_store(const language::access& dst, const isa::VirtualRegister& src, bool whole, const std::source_location& where) {
   Trace& t = Trace::current("isa::register_store", where);
-  const SourceLoc loc = here(where);
+  const SourceLoc loc = SourceLoc::from(where);
   check_register(t, src, "isa::register_store", loc);
   const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(dst.tensor()));
   if (decl.memory == ir::Memory::constant_hbm)
@@ -117,23 +116,23 @@ VirtualRegister register_alloc(std::source_location where) {
 
 VirtualRegister register_alloc(std::int64_t x, std::source_location where) {
   Trace& t = Trace::current("isa::register_alloc", where);
-  const std::int32_t v = checked_int32(t, x, "isa::register_alloc", here(where));
+  const std::int32_t v = checked_int32(t, x, "isa::register_alloc", SourceLoc::from(where));
   const int r = new_register(t);
-  emit_move(t, r, -1, v, here(where));
+  emit_move(t, r, -1, v, SourceLoc::from(where));
   return VirtualRegister(r);
 }
 
 void register_move(const VirtualRegister& dst, std::int64_t value, std::source_location where) {
   Trace& t = Trace::current("isa::register_move", where);
-  check_register(t, dst, "isa::register_move", here(where));
-  emit_move(t, dst.id(), -1, checked_int32(t, value, "isa::register_move", here(where)), here(where));
+  check_register(t, dst, "isa::register_move", SourceLoc::from(where));
+  emit_move(t, dst.id(), -1, checked_int32(t, value, "isa::register_move", SourceLoc::from(where)), SourceLoc::from(where));
 }
 
 void register_move(const VirtualRegister& dst, const VirtualRegister& src, std::source_location where) {
   Trace& t = Trace::current("isa::register_move", where);
-  check_register(t, dst, "isa::register_move", here(where));
-  check_register(t, src, "isa::register_move", here(where));
-  emit_move(t, dst.id(), src.id(), 0, here(where));
+  check_register(t, dst, "isa::register_move", SourceLoc::from(where));
+  check_register(t, src, "isa::register_move", SourceLoc::from(where));
+  emit_move(t, dst.id(), src.id(), 0, SourceLoc::from(where));
 }
 
 void register_load(const VirtualRegister& dst, const nl::tensor& src, std::source_location where) {
@@ -166,7 +165,7 @@ void refuse_in_no_reorder(Trace& t, const char* op, const SourceLoc& loc) {
 int open_dynamic_loop(const char* op, loop_bound lower, loop_bound upper, std::int64_t step, int& induction,
                       std::source_location where) {
   Trace& t = Trace::current(op, where);
-  const SourceLoc loc = here(where);
+  const SourceLoc loc = SourceLoc::from(where);
   refuse_in_no_reorder(t, op, loc);
   if (step <= 0)
     t.fail("err_invalid_loop_range", loc, fmt::format("nl::{}: the step is {}; it must be a positive integer", op, step));
@@ -190,7 +189,7 @@ int open_dynamic_loop(const char* op, loop_bound lower, loop_bound upper, std::i
 
 int open_while_loop(const isa::VirtualRegister& init, int& value, std::source_location where) {
   Trace& t = Trace::current("nl::while_loop", where);
-  const SourceLoc loc = here(where);
+  const SourceLoc loc = SourceLoc::from(where);
   refuse_in_no_reorder(t, "while_loop", loc);
   check_register(t, init, "nl::while_loop", loc);
   const int cond = new_register(t);
@@ -205,7 +204,7 @@ int open_while_loop(const isa::VirtualRegister& init, int& value, std::source_lo
 
 void close_while_loop(int loop, const isa::VirtualRegister& next, std::source_location where) {
   Trace& t = Trace::current("nl::while_loop", where);
-  const SourceLoc loc = here(where);
+  const SourceLoc loc = SourceLoc::from(where);
   check_register(t, next, "nl::while_loop (the body's result)", loc);
   emit_move(t, t.ir().loops[static_cast<std::size_t>(loop)].cond, next.id(), 0, loc);
   t.close_loop(loop);
@@ -230,7 +229,7 @@ void device_print(const std::string& prefix, const tensor& src, std::source_loca
 }
 void device_print(const std::string& prefix, const tile& src, std::source_location where) {
   Trace& t = Trace::current("nl::device_print", where);
-  t.emit(ir::PrintOp{prefix, src.id(), here(where)});
+  t.emit(ir::PrintOp{prefix, src.id(), SourceLoc::from(where)});
 }
 
 no_reorder::no_reorder(std::source_location where) {

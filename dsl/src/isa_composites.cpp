@@ -21,7 +21,6 @@ namespace nki::isa {
 
 namespace {
 
-SourceLoc here(const std::source_location& l) { return SourceLoc::from(l); }
 
 const Shape& shape_of(Trace& t, int tile) { return t.ir().tiles.at(static_cast<std::size_t>(tile)).shape; }
 DType dtype_of(Trace& t, int tile) { return t.ir().tiles.at(static_cast<std::size_t>(tile)).dtype; }
@@ -170,7 +169,7 @@ nl::tile index_columns(const search& r, const std::vector<nl::tile>& firsts, DTy
 
 nl::tile max8(const nl::operand& src, const nl::op_options& o, std::source_location sl) {
   Trace& t = Trace::current("max8", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   const int s = searched_tile(t, src, "isa::max8", "src", loc);
   if (!o.mask.empty()) {
     t.fail("err_unsupported_expression_in_mask", loc, "isa::max8 takes no mask: it reads every element of src");
@@ -191,7 +190,7 @@ nl::tile max8(const nl::operand& src, const nl::op_options& o, std::source_locat
 nl::tile nc_find_index8(const nl::operand& data, const nl::operand& vals, const nl::op_options& o,
                         std::source_location sl) {
   Trace& t = Trace::current("nc_find_index8", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* name = "isa::nc_find_index8";
   const int d = searched_tile(t, data, name, "data", loc);
   const auto [p, f] = std::pair{shape_of(t, d)[0], shape_of(t, d)[1]};
@@ -222,7 +221,7 @@ nl::tile nc_find_index8(const nl::operand& data, const nl::operand& vals, const 
 nl::tile nc_match_replace8(const nl::operand& data, const nl::operand& vals, double imm,
                            const match_replace8_options& o, std::source_location sl) {
   Trace& t = Trace::current("nc_match_replace8", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* name = "isa::nc_match_replace8";
   const int d = searched_tile(t, data, name, "data", loc);
   const auto [p, f] = std::pair{shape_of(t, d)[0], shape_of(t, d)[1]};
@@ -275,7 +274,7 @@ nl::tile tensor_scalar_cumulative(const nl::operand& src, const nl::binary_fn& o
                                   const nl::operand& imm0, const nl::operand& imm1, const cumulative_options& o,
                                   std::source_location sl) {
   Trace& t = Trace::current("tensor_scalar_cumulative", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* name = "isa::tensor_scalar_cumulative";
   const int s = tile_2d(t, src, name, "src", loc);
   const DType out = o.dtype.value_or(dtype_of(t, s));
@@ -316,7 +315,7 @@ nl::tile tensor_scalar_cumulative(const nl::operand& src, const nl::binary_fn& o
 nl::tile tensor_partition_reduce(const nl::binary_fn& op, const nl::operand& data, const nl::op_options& o,
                                  std::source_location sl) {
   Trace& t = Trace::current("tensor_partition_reduce", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* name = "isa::tensor_partition_reduce";
   const int d = tile_2d(t, data, name, "data", loc);
   if (op.kind != ir::BinaryKind::add && op.kind != ir::BinaryKind::average && op.kind != ir::BinaryKind::maximum &&
@@ -358,7 +357,7 @@ nl::tile tensor_partition_reduce(const nl::binary_fn& op, const nl::operand& dat
 
 nl::tile bn_stats(const nl::operand& data, const nl::op_options& o, std::source_location sl) {
   Trace& t = Trace::current("bn_stats", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* name = "isa::bn_stats";
   const int d = tile_2d(t, data, name, "data", loc);
   const auto [p, f] = std::pair{shape_of(t, d)[0], shape_of(t, d)[1]};
@@ -399,7 +398,7 @@ nl::tile bn_stats(const nl::operand& data, const nl::op_options& o, std::source_
 
 nl::tile bn_aggr(const nl::operand& data, const nl::op_options& o, std::source_location sl) {
   Trace& t = Trace::current("bn_aggr", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* name = "isa::bn_aggr";
   const int d = tile_2d(t, data, name, "data", loc);
   const auto [p, f] = std::pair{shape_of(t, d)[0], shape_of(t, d)[1]};
@@ -483,7 +482,7 @@ void max_into(Trace& t, const nl::tile& fp32, const std::optional<nl::access>& r
 void tensor_copy_predicated(const nl::access& dst, const nl::operand& src, const nl::operand& predicate,
                             bool reverse_pred, std::source_location sl) {
   Trace& t = Trace::current("tensor_copy_predicated", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* name = "isa::tensor_copy_predicated";
   const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(dst.tensor()));
   if (ir::is_hbm(decl.memory)) {
@@ -525,7 +524,7 @@ void tensor_copy_predicated(const nl::access& dst, const nl::operand& src, const
 nl::tile select_reduce(const nl::operand& predicate, const nl::operand& on_true, const nl::operand& on_false,
                        const select_reduce_options& o, std::source_location sl) {
   Trace& t = Trace::current("select_reduce", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* name = "isa::select_reduce";
   for (const auto& [x, role] : {std::pair{&predicate, "predicate"}, std::pair{&on_true, "on_true"}}) {
     if (x->is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("{}: {} is a scalar; it must be a tile", name, role));
@@ -565,7 +564,7 @@ nl::tile range_select(const nl::operand& on_true, const nl::binary_fn& comp_op0,
                       const nl::operand& bound0, const nl::operand& bound1, const range_select_options& o,
                       std::source_location sl) {
   Trace& t = Trace::current("range_select", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* name = "isa::range_select";
   const int x = tile_2d(t, on_true, name, "on_true", loc);
   const auto [p, f] = std::pair{shape_of(t, x)[0], shape_of(t, x)[1]};

@@ -12,7 +12,6 @@ namespace nki::language {
 
 namespace {
 
-SourceLoc here(const source_location& l) { return SourceLoc::from(l); }
 
 /** A misuse of an index, reported with the kernel being traced and where the index came from. */
 [[noreturn]] void index_error(const char* name, const SourceLoc& where, std::string detail) {
@@ -111,17 +110,17 @@ predicate operator&(const predicate& a, const predicate& b) {
 index program_id(int axis, source_location loc) {
   Trace& t = Trace::current("program_id", loc);
   if (axis < 0 || axis >= static_cast<int>(t.grid().size())) {
-    t.fail("err_program_id_axis_out_of_range", here(loc),
+    t.fail("err_program_id_axis_out_of_range", SourceLoc::from(loc),
            fmt::format("program_id({}) on a launch grid of rank {}; valid axes are [0, {})", axis, t.grid().size(),
                        t.grid().size()));
   }
-  return index(ir::IndexExpr::symbol({ir::Sym::Kind::program_id, axis}), here(loc));
+  return index(ir::IndexExpr::symbol({ir::Sym::Kind::program_id, axis}), SourceLoc::from(loc));
 }
 
 std::int64_t num_programs(int axis, source_location loc) {
   Trace& t = Trace::current("num_programs", loc);
   if (axis < 0 || axis >= static_cast<int>(t.grid().size())) {
-    t.fail("err_program_id_axis_out_of_range", here(loc),
+    t.fail("err_program_id_axis_out_of_range", SourceLoc::from(loc),
            fmt::format("num_programs({}) on a launch grid of rank {}; valid axes are [0, {})", axis,
                        t.grid().size(), t.grid().size()));
   }
@@ -139,17 +138,17 @@ int program_ndim(source_location loc) { return static_cast<int>(Trace::current("
 
 index arange(std::int64_t n, source_location loc) {
   Trace& t = Trace::current("arange", loc);
-  if (n <= 0) t.fail("err_invalid_arange", here(loc), fmt::format("arange({}): the size must be positive", n));
+  if (n <= 0) t.fail("err_invalid_arange", SourceLoc::from(loc), fmt::format("arange({}): the size must be positive", n));
   ir::IndexExpr e = ir::IndexExpr::symbol({ir::Sym::Kind::axis, 0});
   e.shape = {n};
   e.unexpanded_arange = n;
-  return index(std::move(e), here(loc));
+  return index(std::move(e), SourceLoc::from(loc));
 }
 
 index arange(std::int64_t start, std::int64_t stop, source_location loc) {
   Trace& t = Trace::current("arange", loc);
   if (stop <= start) {
-    t.fail("err_invalid_arange", here(loc),
+    t.fail("err_invalid_arange", SourceLoc::from(loc),
            fmt::format("arange({}, {}): stop must be greater than start", start, stop));
   }
   return arange(stop - start, loc) + index(start);
@@ -221,7 +220,7 @@ void check_tensor_scope(Trace& t, int tensor, const SourceLoc& loc) {
 tensor allocate(const shape_spec& spec, DType dtype, buffer buf, const std::string& name, std::optional<double> fill,
                 const char* op, source_location sl) {
   Trace& t = Trace::current(op, sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   Shape shape;
   int par = -1;
   for (std::size_t d = 0; d < spec.dims.size(); ++d) {
@@ -288,7 +287,7 @@ like_info like_of(const like_source& like, const char* op, source_location sl) {
     const ir::TensorDecl& d = t.ir().tensors.at(static_cast<std::size_t>(like.tensor_id));
     return {d.shape, d.dtype};
   }
-  check_tile_scope(t, like.tile_id, here(sl));
+  check_tile_scope(t, like.tile_id, SourceLoc::from(sl));
   const ir::TileInfo& ti = t.ir().tiles.at(static_cast<std::size_t>(like.tile_id));
   return {ti.shape, ti.dtype};
 }
@@ -331,7 +330,7 @@ tensor full_like(const like_source& like, double value, buffer buf, source_locat
 
 tensor shared_constant(const Shape& shape, const std::vector<double>& values, DType dtype, source_location sl) {
   Trace& t = Trace::current("shared_constant", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   for (std::int64_t n : shape) {
     if (n <= 0) {
       t.fail("err_invalid_shape", loc,
@@ -362,7 +361,7 @@ tensor shared_constant(const Shape& shape, const std::vector<double>& values, DT
 std::int64_t range_trip_count(const char* op, std::int64_t start, std::int64_t stop, std::int64_t step,
                               source_location loc) {
   if (step == 0) {
-    Trace::current(op, loc).fail("err_invalid_loop_range", here(loc),
+    Trace::current(op, loc).fail("err_invalid_loop_range", SourceLoc::from(loc),
                                  fmt::format("nl::{}({}, {}, {}): the step must not be 0", op, start, stop, step));
   }
   // Python's len(range(start, stop, step)), without overflow for any int64 operands.
@@ -378,15 +377,15 @@ loop_range::loop_range(ir::LoopKind kind, std::int64_t start, std::int64_t stop,
   Trace& t = Trace::current(op, loc);
   const std::int64_t trip = range_trip_count(op, start, stop, step, loc);
   if (trip <= 0) {
-    t.fail("err_invalid_loop_range", here(loc),
+    t.fail("err_invalid_loop_range", SourceLoc::from(loc),
            start == 0 && step == 1
                ? fmt::format("nl::{}({}): the trip count must be positive", op, stop)
                : fmt::format("nl::{}({}, {}, {}): the range is empty; a traced loop needs at least one iteration", op,
                              start, stop, step));
   }
-  loop_ = t.open_loop(kind, trip, here(loc));
-  const index i(ir::IndexExpr::symbol({ir::Sym::Kind::loop, loop_}), here(loc));
-  var_ = start == 0 && step == 1 ? i : index(((i * step) + index(start)).expr(), here(loc));
+  loop_ = t.open_loop(kind, trip, SourceLoc::from(loc));
+  const index i(ir::IndexExpr::symbol({ir::Sym::Kind::loop, loop_}), SourceLoc::from(loc));
+  var_ = start == 0 && step == 1 ? i : index(((i * step) + index(start)).expr(), SourceLoc::from(loc));
   trace_ = &t;
 }
 
@@ -430,7 +429,7 @@ struct resolved {
  */
 resolved resolve_subscripts(Trace& t, const std::string& what, const Shape& dims, std::vector<index_arg> subs,
                             const source_location& where) {
-  const SourceLoc loc = here(where);
+  const SourceLoc loc = SourceLoc::from(where);
   struct {
     const std::string& name;
     const Shape& shape;
@@ -539,7 +538,7 @@ bool fits_tile(const Shape& into, const Shape& value) {
 /** Resolves tensor[subscripts] into an IR access: one index per dimension, broadcast to a tile shape. */
 ir::Access make_access(Trace& t, const access& a) {
   const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(a.tensor()));
-  const SourceLoc loc = here(a.loc());
+  const SourceLoc loc = SourceLoc::from(a.loc());
   check_tensor_scope(t, a.tensor(), loc);
   resolved r = resolve_subscripts(t, "tensor " + decl.name, decl.shape, a.subscripts(), a.loc());
   return ir::Access{a.tensor(), std::move(r.indices), std::move(r.shape), loc};
@@ -555,8 +554,6 @@ ir::Predicate checked_mask(Trace& t, const predicate& m, const Shape& shape, con
   }
   return m.ir();
 }
-
-const ir::TileInfo& tile_info(Trace& t, int id) { return t.ir().tiles.at(static_cast<std::size_t>(id)); }
 
 ir::Operand to_ir(Trace& t, const operand& o, const SourceLoc& loc) {
   if (!o.is_scalar()) check_tile_scope(t, o.tile_id, loc);
@@ -696,7 +693,7 @@ tile binary(ir::BinaryKind kind, const operand& a, const operand& b, const op_op
             const char* name = nullptr, bool partition_broadcast = true, ir::Engine engine = ir::Engine::unknown) {
   if (!name) name = ir::binary_name(kind);
   Trace& t = Trace::current(name, sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   const std::string what = partition_broadcast ? fmt::format("nl::{}", name) : "isa::tensor_tensor";
   const Shape shape = broadcast_operands(t, {&a, &b}, what.c_str(), loc, partition_broadcast);
   const DType dtype = o.dtype.value_or(promoted(t, {&a, &b}));
@@ -712,7 +709,7 @@ tile activation_op(ir::ActKind kind, const operand& data, const operand& bias, c
                    const op_options& o, const std::string& name, source_location sl,
                    ir::Engine engine = ir::Engine::unknown) {
   Trace& t = Trace::current(name.c_str(), sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   if (data.is_scalar()) {
     t.fail("err_scalar_only_operation", loc, fmt::format("{} needs a tile operand, got a scalar", name));
   }
@@ -743,7 +740,7 @@ tile reduce(ir::ReduceKind kind, const operand& x, const axes& a, std::optional<
             bool keepdims, source_location sl) {
   const char* name = ir::reduce_name(kind);
   Trace& t = Trace::current(name, sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   if (x.is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("nl::{} needs a tile, got a scalar", name));
   const ir::TileInfo& ti = tile_info(t, x.tile_id);
   check_tile_scope(t, x.tile_id, loc);
@@ -841,7 +838,7 @@ ir::Access resolve_access(Trace& t, const access& a) { return make_access(t, a);
 
 operand::operand(const access& a, source_location l) : scalar(0), scalar_is_float(true), loc(l) {
   Trace& t = Trace::current("read", l);
-  tile_id = read_window(t, a, here(l));
+  tile_id = read_window(t, a, SourceLoc::from(l));
 }
 
 operand::operand(const tensor& x, source_location l) : operand(x.all(l), l) {}
@@ -901,7 +898,7 @@ int view_op(Trace& t, int data, std::vector<ir::IndexExpr> indices, const Shape&
 tile tile::subscript(std::vector<index_arg> subs) const {
   const source_location sl = subs.front().loc;
   Trace& t = Trace::current("tile[]", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   check_tile_scope(t, id_, loc);
   const Shape dims = tile_info(t, id_).shape;
   resolved r = resolve_subscripts(t, fmt::format("tile %t{}", id_), dims, std::move(subs), sl);
@@ -914,7 +911,7 @@ tile tile::broadcast_to(const Shape& shape, source_location loc) const {
 
 tile broadcast_to(const operand& x, const Shape& shape, const op_options& o, source_location sl) {
   Trace& t = Trace::current("broadcast_to", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   if (x.is_scalar()) t.fail("err_scalar_only_operation", loc, "nl::broadcast_to needs a tile, got a scalar");
   check_tile_scope(t, x.tile_id, loc);
   const Shape from = tile_info(t, x.tile_id).shape;
@@ -948,7 +945,7 @@ tile broadcast_to(const operand& x, const Shape& shape, const op_options& o, sou
 
 tile expand_dims(const operand& x, int axis, source_location sl) {
   Trace& t = Trace::current("expand_dims", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   if (x.is_scalar()) t.fail("err_scalar_only_operation", loc, "nl::expand_dims needs a tile, got a scalar");
   check_tile_scope(t, x.tile_id, loc);
   const Shape from = tile_info(t, x.tile_id).shape;
@@ -971,7 +968,7 @@ void write_window(const access& dst, const operand& value, bool accumulate) {
   // Assignment operators take no source_location: the window's subscript is on the user's line.
   const source_location sl = dst.loc();
   Trace& t = Trace::current(accumulate ? "+=" : "=", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(dst.tensor()));
   if (ir::is_hbm(decl.memory)) {
     t.fail("err_unsupported_memory", loc,
@@ -1025,7 +1022,7 @@ access& access::operator+=(const operand& value) {
 
 tile load(const access& src, const load_options& o, source_location sl) {
   Trace& t = Trace::current("load", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(src.tensor()));
   if (!ir::is_hbm(decl.memory)) {
     t.fail("err_unsupported_memory", loc,
@@ -1047,7 +1044,7 @@ tile load(const tensor& src, const load_options& o, source_location loc) { retur
 
 void store(const access& dst, const operand& value, const store_options& o, source_location sl) {
   Trace& t = Trace::current("store", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(dst.tensor()));
   if (!ir::is_hbm(decl.memory)) {
     t.fail("err_unsupported_memory", loc,
@@ -1098,7 +1095,7 @@ tile operator/(const operand& a, const operand& b) { return binary(ir::BinaryKin
 tile shared_identity_matrix(std::int64_t n, DType dtype, source_location loc) {
   Trace& t = Trace::current("shared_identity_matrix", loc);
   if (n <= 0 || n > tile_limits::pmax) {
-    t.fail("err_num_partition_exceed_arch_limit", here(loc),
+    t.fail("err_num_partition_exceed_arch_limit", SourceLoc::from(loc),
            fmt::format("nl::shared_identity_matrix({}): n must be in 1..{} (the partitions of an SBUF tile)", n,
                        tile_limits::pmax));
   }
@@ -1115,14 +1112,14 @@ tile logical_not(const operand& x, const op_options& o, source_location loc) {
 }
 tile prelu(const operand& x, const operand& alpha, const op_options& o, source_location loc) {
   if (x.is_scalar()) {
-    Trace::current("prelu", loc).fail("err_scalar_only_operation", here(loc), "nl::prelu needs a tile x, got a scalar");
+    Trace::current("prelu", loc).fail("err_scalar_only_operation", SourceLoc::from(loc), "nl::prelu needs a tile x, got a scalar");
   }
   return binary(ir::BinaryKind::prelu, x, alpha, o, loc);
 }
 
 tile where(const operand& cond, const operand& x, const operand& y, const op_options& o, source_location sl) {
   Trace& t = Trace::current("where", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   if (cond.is_scalar()) t.fail("err_scalar_only_operation", loc, "nl::where needs a tile condition, got a scalar");
   const Shape shape = broadcast_operands(t, {&cond, &x, &y}, "nl::where", loc, true);
   DType dtype;
@@ -1165,7 +1162,7 @@ tile all(const operand& x, const axes& a, const reduce_options& o, source_locati
 
 tile matmul(const operand& x, const operand& y, bool transpose_x, const op_options& o, source_location sl) {
   Trace& t = Trace::current("matmul", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   int stationary = sbuf_tile(t, x, "nl::matmul", "x operand", loc);
   const int moving = sbuf_tile(t, y, "nl::matmul", "y operand", loc);
   if (!transpose_x) {
@@ -1191,7 +1188,7 @@ tile matmul(const operand& x, const operand& y, bool transpose_x, const op_optio
 
 tile transpose(const operand& x, const op_options& o, source_location sl) {
   Trace& t = Trace::current("transpose", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   const int id = sbuf_tile(t, x, "nl::transpose", "operand", loc);
   return tile(transpose_op(t, id, ir::Memory::sbuf, o.dtype.value_or(tile_info(t, id).dtype), "nl::transpose", loc));
 }
@@ -1200,14 +1197,12 @@ tile transpose(const operand& x, const op_options& o, source_location sl) {
 
 namespace nki::isa {
 
-using nl::here;
-
 namespace {
 /** A double_row operand: an fp8 SBUF tile [K, 2, F] (the contraction split over K and the pair). */
 int double_row_operand(Trace& t, const nl::operand& x, const char* role, const SourceLoc& loc) {
   constexpr const char* name = "isa::nc_matmul with perf_mode double_row";
   if (x.is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("{}: the {} is a scalar; it must be a tile", name, role));
-  const ir::TileInfo& ti = nl::tile_info(t, x.tile_id);
+  const ir::TileInfo& ti = tile_info(t, x.tile_id);
   if (ti.memory != ir::Memory::sbuf) {
     t.fail("err_unsupported_memory", loc,
            fmt::format("{} reads its {} from SBUF; tile %t{} is in {}", name, role, x.tile_id, nl::memory_label(ti.memory)));
@@ -1229,7 +1224,7 @@ int double_row_operand(Trace& t, const nl::operand& x, const char* role, const S
 nl::tile nc_matmul(const nl::operand& stationary, const nl::operand& moving, const nc_matmul_options& o,
                    std::source_location sl) {
   Trace& t = Trace::current("nc_matmul", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   if (o.dtype && *o.dtype != DType::fp32) {
     t.fail("err_unsupported_dtype", loc,
            fmt::format("isa::nc_matmul with dtype={}: the result accumulates in PSUM as fp32", dtype_name(*o.dtype)));
@@ -1292,7 +1287,7 @@ void check_gpsimd_memory(Trace& t, engine e, std::initializer_list<const nl::ope
                          const SourceLoc& loc) {
   if (e != engine::gpsimd) return;
   for (const nl::operand* o : ops) {
-    if (o->is_scalar() || nl::tile_info(t, o->tile_id).memory != ir::Memory::psum) continue;
+    if (o->is_scalar() || tile_info(t, o->tile_id).memory != ir::Memory::psum) continue;
     t.fail("err_unsupported_memory", loc,
            fmt::format("{} on the GpSimd engine reads tile %t{} in PSUM; GpSimd cannot access PSUM, use the Vector or "
                        "Scalar engine",
@@ -1318,7 +1313,7 @@ ir::ReduceKind reduce_kind_of(Trace& t, const nl::binary_fn& op, const char* nam
  */
 void write_reduce_res(Trace& t, int values, ir::ReduceKind kind, bool negate, const nl::access& res,
                       ir::Engine engine, const char* op, const SourceLoc& loc) {
-  const Shape vs = nl::tile_info(t, values).shape;
+  const Shape vs = tile_info(t, values).shape;
   const ir::TensorDecl& decl = t.ir().tensors.at(static_cast<std::size_t>(res.tensor()));
   if (ir::is_hbm(decl.memory)) {
     t.fail("err_unsupported_memory", loc,
@@ -1371,7 +1366,7 @@ void write_reduce_res(Trace& t, int values, ir::ReduceKind kind, bool negate, co
 /** The fp32 result of an accumulating instruction converted to the dtype it writes (same instruction). */
 nl::tile cast_result(Trace& t, int fp32, DType dtype, ir::Engine engine, const SourceLoc& loc) {
   if (dtype == DType::fp32) return nl::tile(fp32);
-  const int out = t.add_tile(nl::tile_info(t, fp32).shape, dtype);
+  const int out = t.add_tile(tile_info(t, fp32).shape, dtype);
   t.emit(ir::ActivationOp{out, ir::ActKind::copy, {fp32, 0, true}, {-1, 1.0, true}, {-1, 0.0, true}, {}, loc, engine,
                           true});
   return nl::tile(out);
@@ -1381,13 +1376,13 @@ nl::tile cast_result(Trace& t, int fp32, DType dtype, ir::Engine engine, const S
 
 nl::tile nc_transpose(const nl::operand& x, const engine_options& o, std::source_location sl) {
   Trace& t = Trace::current("nc_transpose", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   check_engine(t, o.engine, {engine::tensor, engine::vector}, "isa::nc_transpose", "the Tensor or Vector engine", loc);
   if (o.engine == engine::vector) {
     // The Vector engine transposes 32x32 blocks, SBUF or PSUM in, SBUF out.
     if (x.is_scalar()) t.fail("err_scalar_only_operation", loc, "isa::nc_transpose: the operand is a scalar; it must be a tile");
     nl::check_tile_scope(t, x.tile_id, loc);
-    const ir::TileInfo& ti = nl::tile_info(t, x.tile_id);
+    const ir::TileInfo& ti = tile_info(t, x.tile_id);
     if (ti.shape.size() != 2) {
       t.fail("err_unsupported_tile_rank", loc,
              fmt::format("isa::nc_transpose: the operand must be a 2-D tile [P, F], got shape {}", shape_str(ti.shape)));
@@ -1403,7 +1398,7 @@ nl::tile nc_transpose(const nl::operand& x, const engine_options& o, std::source
   }
   const int id = nl::sbuf_tile(t, x, "isa::nc_transpose", "operand", loc);
   return nl::tile(
-      nl::transpose_op(t, id, ir::Memory::psum, o.dtype.value_or(nl::tile_info(t, id).dtype), "isa::nc_transpose", loc));
+      nl::transpose_op(t, id, ir::Memory::psum, o.dtype.value_or(tile_info(t, id).dtype), "isa::nc_transpose", loc));
 }
 
 nl::tile activation(const nl::unary_fn& op, const nl::operand& data, const nl::operand& bias, const nl::operand& scale,
@@ -1412,7 +1407,7 @@ nl::tile activation(const nl::unary_fn& op, const nl::operand& data, const nl::o
     return nl::activation_op(op.kind, data, bias, scale, {.dtype = o.dtype, .mask = o.mask}, "isa::activation", sl);
   }
   Trace& t = Trace::current("activation", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   if (!o.reduce_op || !o.reduce_res) {
     t.fail("err_invalid_reduce_res", loc,
            fmt::format("isa::activation: reduce_op and reduce_res go together; got {} without {}",
@@ -1433,7 +1428,7 @@ nl::tile activation(const nl::unary_fn& op, const nl::operand& data, const nl::o
            "isa::activation with reduce_res takes no mask: the reduction would read masked-off elements");
   }
   if (data.is_scalar()) t.fail("err_scalar_only_operation", loc, "isa::activation needs a tile operand, got a scalar");
-  const DType out = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype);
+  const DType out = o.dtype.value_or(tile_info(t, data.tile_id).dtype);
   // The engine reduces the fp32 activated values; the result is converted to `out` as it is written.
   const nl::tile f = nl::activation_op(op.kind, data, bias, scale, {.dtype = DType::fp32, .mask = {}},
                                        "isa::activation", sl, ir::Engine::scalar);
@@ -1453,7 +1448,7 @@ nl::tile activation_reduce(const nl::unary_fn& op, const nl::operand& data, cons
 nl::tile tensor_tensor(const nl::operand& data1, const nl::operand& data2, const nl::binary_fn& op,
                        const engine_options& o, std::source_location sl) {
   Trace& t = Trace::current("tensor_tensor", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   check_engine(t, o.engine, {engine::vector, engine::gpsimd}, "isa::tensor_tensor", "the Vector or GpSimd engine", loc);
   check_gpsimd_memory(t, o.engine, {&data1, &data2}, "isa::tensor_tensor", loc);
   return nl::binary(op.kind, data1, data2, {.dtype = o.dtype, .mask = o.mask}, sl, nullptr, false, ir_engine(o.engine));
@@ -1494,10 +1489,10 @@ void check_tensor_scalar_engine(Trace& t, const nl::operand& data, const nl::bin
 nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const nl::operand& operand0,
                        const engine_options& o, std::source_location sl) {
   Trace& t = Trace::current("tensor_scalar", sl);
-  if (data.is_scalar()) t.fail("err_scalar_only_operation", here(sl), "isa::tensor_scalar needs a tile, got a scalar");
-  check_scalar_operand(t, data, operand0, "isa::tensor_scalar", here(sl));
-  check_tensor_scalar_engine(t, data, op0, nullptr, o, here(sl));
-  return nl::binary(op0.kind, data, operand0, {.dtype = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype), .mask = o.mask}, sl,
+  if (data.is_scalar()) t.fail("err_scalar_only_operation", SourceLoc::from(sl), "isa::tensor_scalar needs a tile, got a scalar");
+  check_scalar_operand(t, data, operand0, "isa::tensor_scalar", SourceLoc::from(sl));
+  check_tensor_scalar_engine(t, data, op0, nullptr, o, SourceLoc::from(sl));
+  return nl::binary(op0.kind, data, operand0, {.dtype = o.dtype.value_or(tile_info(t, data.tile_id).dtype), .mask = o.mask}, sl,
                     nullptr, false, ir_engine(o.engine));
 }
 
@@ -1505,14 +1500,14 @@ nl::tile tensor_scalar(const nl::operand& data, const nl::binary_fn& op0, const 
                        const nl::binary_fn& op1, const nl::operand& operand1, const engine_options& o,
                        std::source_location sl) {
   Trace& t = Trace::current("tensor_scalar", sl);
-  if (data.is_scalar()) t.fail("err_scalar_only_operation", here(sl), "isa::tensor_scalar needs a tile, got a scalar");
-  check_scalar_operand(t, data, operand0, "isa::tensor_scalar", here(sl));
-  check_scalar_operand(t, data, operand1, "isa::tensor_scalar", here(sl));
-  check_tensor_scalar_engine(t, data, op0, &op1, o, here(sl));
+  if (data.is_scalar()) t.fail("err_scalar_only_operation", SourceLoc::from(sl), "isa::tensor_scalar needs a tile, got a scalar");
+  check_scalar_operand(t, data, operand0, "isa::tensor_scalar", SourceLoc::from(sl));
+  check_scalar_operand(t, data, operand1, "isa::tensor_scalar", SourceLoc::from(sl));
+  check_tensor_scalar_engine(t, data, op0, &op1, o, SourceLoc::from(sl));
   // A bypassed stage does nothing: the instruction is the other stage alone (one pass, one rounding).
   if (op1.kind == ir::BinaryKind::bypass) return tensor_scalar(data, op0, operand0, o, sl);
   if (op0.kind == ir::BinaryKind::bypass) return tensor_scalar(data, op1, operand1, o, sl);
-  const DType out = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype);
+  const DType out = o.dtype.value_or(tile_info(t, data.tile_id).dtype);
   // The engine keeps the intermediate in fp32: only the final result is rounded.
   nl::tile mid = nl::binary(op0.kind, data, operand0, {.dtype = DType::fp32, .mask = o.mask}, sl, nullptr, false, ir_engine(o.engine));
   return nl::binary(op1.kind, mid, operand1, {.dtype = out, .mask = o.mask}, sl, nullptr, false, ir_engine(o.engine));
@@ -1522,7 +1517,7 @@ nl::tile scalar_tensor_tensor(const nl::operand& data, const nl::binary_fn& op0,
                               const nl::binary_fn& op1, const nl::operand& operand1,
                               const scalar_tensor_tensor_options& o, std::source_location sl) {
   Trace& t = Trace::current("scalar_tensor_tensor", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   if (data.is_scalar() || operand1.is_scalar()) {
     t.fail("err_scalar_only_operation", loc, "isa::scalar_tensor_tensor needs tiles for data and operand1, got a scalar");
   }
@@ -1543,7 +1538,7 @@ nl::tile tensor_scalar_reduce(const nl::operand& data, const nl::binary_fn& op0,
                               const nl::binary_fn& reduce_op, const nl::access& reduce_res,
                               const tensor_scalar_reduce_options& o, std::source_location sl) {
   Trace& t = Trace::current("tensor_scalar_reduce", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   if (data.is_scalar()) t.fail("err_scalar_only_operation", loc, "isa::tensor_scalar_reduce needs a tile, got a scalar");
   check_scalar_operand(t, data, operand0, "isa::tensor_scalar_reduce", loc);
   const ir::ReduceKind kind = reduce_kind_of(t, reduce_op, "isa::tensor_scalar_reduce", loc);
@@ -1557,7 +1552,7 @@ nl::tile tensor_scalar_reduce(const nl::operand& data, const nl::binary_fn& op0,
     t.fail("err_unsupported_expression_in_mask", loc,
            "isa::tensor_scalar_reduce takes no mask: the reduction would read masked-off elements");
   }
-  const DType out = o.dtype.value_or(nl::tile_info(t, data.tile_id).dtype);
+  const DType out = o.dtype.value_or(tile_info(t, data.tile_id).dtype);
   const nl::tile f = nl::binary(op0.kind, data, operand0, {.dtype = DType::fp32, .mask = {}}, sl, nullptr, false, ir::Engine::vector);
   write_reduce_res(t, f.id(), kind, o.reduce_res_negate, reduce_res, ir::Engine::vector, "isa::tensor_scalar_reduce",
                    loc);
@@ -1574,7 +1569,7 @@ nl::tile tensor_reduce(const nl::operand& data, const nl::binary_fn& op, const n
     case ir::BinaryKind::minimum: kind = ir::ReduceKind::min; break;
     default:
       Trace::current("tensor_reduce", sl)
-          .fail("err_unsupported_reduction_op", here(sl),
+          .fail("err_unsupported_reduction_op", SourceLoc::from(sl),
                 fmt::format("isa::tensor_reduce with op {}; supported are add, average, maximum, minimum",
                             ir::binary_name(op.kind)));
   }
@@ -1584,9 +1579,9 @@ nl::tile tensor_reduce(const nl::operand& data, const nl::binary_fn& op, const n
 nl::tile tensor_reduce(const nl::binary_fn& op, const nl::operand& data, const nl::axes& axis,
                        const tensor_reduce_options& o, std::source_location sl) {
   Trace& t = Trace::current("tensor_reduce", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   if (data.is_scalar()) t.fail("err_scalar_only_operation", loc, "isa::tensor_reduce needs a tile, got a scalar");
-  const Shape shape = nl::tile_info(t, data.tile_id).shape;
+  const Shape shape = tile_info(t, data.tile_id).shape;
   // NKI reduces the last free axes: a contiguous run that ends at the final one.
   std::vector<int> list = axis.list;
   std::sort(list.begin(), list.end());
@@ -1603,7 +1598,7 @@ nl::tile tensor_reduce(const nl::binary_fn& op, const nl::operand& data, const n
   const nl::tile r = tensor_reduce(data, op, axis, o.keepdims, {.dtype = o.dtype, .mask = o.mask}, sl);
   if (!o.negate) return r;
   // The engine multiplies by -1 on the way out: the same instruction.
-  const int neg = t.add_tile(nl::tile_info(t, r.id()).shape, nl::tile_info(t, r.id()).dtype);
+  const int neg = t.add_tile(tile_info(t, r.id()).shape, tile_info(t, r.id()).dtype);
   t.emit(ir::ActivationOp{neg, ir::ActKind::negative, {r.id(), 0, true}, {-1, 1.0, true}, {-1, 0.0, true}, o.mask.ir(), loc,
                           ir::Engine::vector, true});
   return nl::tile(neg);
@@ -1611,7 +1606,7 @@ nl::tile tensor_reduce(const nl::binary_fn& op, const nl::operand& data, const n
 
 nl::tile tensor_copy(const nl::operand& src, const engine_options& o, std::source_location sl) {
   Trace& t = Trace::current("tensor_copy", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   check_engine(t, o.engine, {engine::vector, engine::scalar, engine::gpsimd}, "isa::tensor_copy",
                "the Vector, Scalar or GpSimd engine", loc);
   check_gpsimd_memory(t, o.engine, {&src}, "isa::tensor_copy", loc);
@@ -1626,7 +1621,7 @@ nl::tile reciprocal(const nl::operand& data, const nl::op_options& o, std::sourc
 nl::tile exponential(const nl::operand& src, const nl::operand& max_value, const exponential_options& o,
                      std::source_location sl) {
   Trace& t = Trace::current("exponential", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   if (src.is_scalar()) t.fail("err_scalar_only_operation", loc, "isa::exponential needs a tile, got a scalar");
   check_scalar_operand(t, src, max_value, "isa::exponential", loc);
   if (o.reduce_res && o.reduce_cmd != reduce_cmd::reset_reduce) {
@@ -1644,12 +1639,12 @@ nl::tile exponential(const nl::operand& src, const nl::operand& max_value, const
     t.fail("err_unsupported_expression_in_mask", loc,
            "isa::exponential with reduce_res takes no mask: the reduction would read masked-off elements");
   }
-  const DType out = o.dtype.value_or(nl::tile_info(t, src.tile_id).dtype);
+  const DType out = o.dtype.value_or(tile_info(t, src.tile_id).dtype);
   // exp(x - m) as exp(x * 1 + (-m)): x * 1 is x, and x + (-m) is x - m exactly in IEEE arithmetic.
   nl::operand bias = max_value.is_scalar() ? nl::operand(-max_value.scalar, max_value.loc) : max_value;
   if (!max_value.is_scalar()) {
     nl::check_tile_scope(t, max_value.tile_id, loc);
-    const Shape& ms = nl::tile_info(t, max_value.tile_id).shape;
+    const Shape& ms = tile_info(t, max_value.tile_id).shape;
     const int neg = t.add_tile(ms, DType::fp32);
     t.emit(ir::ActivationOp{neg, ir::ActKind::negative, {max_value.tile_id, 0, true}, {-1, 1.0, true}, {-1, 0.0, true},
                             {}, loc, ir::Engine::vector, true});
@@ -1667,7 +1662,7 @@ nl::tile exponential(const nl::operand& src, const nl::operand& max_value, const
 
 nl::tile iota(const nl::index& expr, DType dtype, const nl::op_options& o, std::source_location sl) {
   Trace& t = Trace::current("iota", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   if (expr.expr().unexpanded_arange) {
     t.fail("err_1d_arange_not_supported", loc,
            fmt::format("isa::iota of a 1-D arange({}); expand it with [_, newaxis] or [newaxis, _]",
@@ -1685,7 +1680,7 @@ nl::tile iota(const nl::index& expr, DType dtype, const nl::op_options& o, std::
 nl::tile affine_select(const nl::predicate& pred, const nl::operand& on_true, const nl::operand& on_false_value,
                        const nl::op_options& o, std::source_location sl) {
   Trace& t = Trace::current("affine_select", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   const Shape shape = nl::broadcast_operands(t, {&on_true, &on_false_value}, "isa::affine_select", loc);
   const DType dtype = o.dtype.value_or(nl::promoted(t, {&on_true, &on_false_value}));
   ir::SelectOp op{-1, {-1, 1.0, true}, nl::checked_mask(t, pred, shape, "isa::affine_select", loc),
@@ -1700,19 +1695,19 @@ nl::tile tensor_tensor_scan(const nl::operand& data0, const nl::operand& data1, 
                             const nl::binary_fn& op0, const nl::binary_fn& op1, const scan_options& o,
                             std::source_location sl) {
   Trace& t = Trace::current("tensor_tensor_scan", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* name = "isa::tensor_tensor_scan";
   for (const auto& [d, role] : {std::pair{&data0, "data0"}, std::pair{&data1, "data1"}}) {
     if (d->is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("{}: {} is a scalar; it must be a tile", name, role));
     nl::check_tile_scope(t, d->tile_id, loc);
-    const Shape& s = nl::tile_info(t, d->tile_id).shape;
+    const Shape& s = tile_info(t, d->tile_id).shape;
     if (s.size() != 2) {
       t.fail("err_unsupported_tile_rank", loc,
              fmt::format("{}: {} must be a 2-D tile [P, F], got shape {}", name, role, shape_str(s)));
     }
   }
-  const ir::TileInfo& a = nl::tile_info(t, data0.tile_id);
-  const ir::TileInfo& b = nl::tile_info(t, data1.tile_id);
+  const ir::TileInfo& a = tile_info(t, data0.tile_id);
+  const ir::TileInfo& b = tile_info(t, data1.tile_id);
   if (a.shape[0] != b.shape[0]) {
     t.fail("err_num_partition_mismatch", loc,
            fmt::format("{}: data0 {} and data1 {} have different partition counts", name, shape_str(a.shape),
@@ -1729,7 +1724,7 @@ nl::tile tensor_tensor_scan(const nl::operand& data0, const nl::operand& data1, 
   }
   if (!initial.is_scalar()) {
     nl::check_tile_scope(t, initial.tile_id, loc);
-    const Shape& s = nl::tile_info(t, initial.tile_id).shape;
+    const Shape& s = tile_info(t, initial.tile_id).shape;
     if (s[0] != a.shape[0]) {
       t.fail("err_num_partition_mismatch", loc,
              fmt::format("{}: initial {} has {} partitions; the data have {}", name, shape_str(s), s[0], a.shape[0]));

@@ -8,14 +8,12 @@ namespace nki::isa {
 
 namespace {
 
-SourceLoc here(const std::source_location& l) { return SourceLoc::from(l); }
 
-const ir::TileInfo& info(Trace& t, int tile) { return t.ir().tiles.at(static_cast<std::size_t>(tile)); }
 
 /** A 2-D SBUF tile operand (both instructions read SBUF only). */
 int sbuf_2d(Trace& t, const nl::operand& x, const char* op, const char* role, const SourceLoc& loc) {
   if (x.is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("{}: {} is a scalar; it must be a tile", op, role));
-  const ir::TileInfo& ti = info(t, x.tile_id);
+  const ir::TileInfo& ti = tile_info(t, x.tile_id);
   if (ti.memory != ir::Memory::sbuf) {
     t.fail("err_unsupported_memory", loc,
            fmt::format("{} reads {} from SBUF; tile %t{} is in {}", op, role, x.tile_id, ir::memory_name(ti.memory)));
@@ -37,7 +35,7 @@ void check_quadrants(Trace& t, std::int64_t p, const char* op, const char* role,
 }
 
 void check_scale(Trace& t, int scale, const Shape& want, const char* op, const char* role, const SourceLoc& loc) {
-  const ir::TileInfo& ti = info(t, scale);
+  const ir::TileInfo& ti = tile_info(t, scale);
   if (ti.dtype != DType::fp8_e8m0fnu && ti.dtype != DType::uint8) {
     t.fail("err_unsupported_dtype", loc,
            fmt::format("{}: {} is {}; it must be fp8_e8m0fnu or uint8", op, role, dtype_name(ti.dtype)));
@@ -53,10 +51,10 @@ void check_scale(Trace& t, int scale, const Shape& want, const char* op, const c
 
 mx_tiles quantize_mx(const nl::operand& src, DType dtype, const quantize_mx_options& o, std::source_location sl) {
   Trace& t = Trace::current("quantize_mx", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   const char* op = "isa::quantize_mx";
   const int x = sbuf_2d(t, src, op, "src", loc);
-  const ir::TileInfo& ti = info(t, x);
+  const ir::TileInfo& ti = tile_info(t, x);
   const Shape s = ti.shape;
   if (ti.dtype != DType::fp16 && ti.dtype != DType::bf16) {
     t.fail("err_unsupported_dtype", loc, fmt::format("{}: src is {}; it must be fp16 or bf16", op, dtype_name(ti.dtype)));
@@ -85,15 +83,15 @@ mx_tiles quantize_mx(const nl::operand& src, DType dtype, const quantize_mx_opti
 nl::tile nc_matmul_mx(const nl::operand& stationary, const nl::operand& moving, const nl::operand& stationary_scale,
                       const nl::operand& moving_scale, const matmul_mx_options& o, std::source_location sl) {
   Trace& t = Trace::current("nc_matmul_mx", sl);
-  const SourceLoc loc = here(sl);
+  const SourceLoc loc = SourceLoc::from(sl);
   const char* op = "isa::nc_matmul_mx";
   const int st = sbuf_2d(t, stationary, op, "stationary", loc);
   const int mv = sbuf_2d(t, moving, op, "moving", loc);
   const int st_scale = sbuf_2d(t, stationary_scale, op, "stationary_scale", loc);
   const int mv_scale = sbuf_2d(t, moving_scale, op, "moving_scale", loc);
-  const Shape ss = info(t, st).shape, ms = info(t, mv).shape;
+  const Shape ss = tile_info(t, st).shape, ms = tile_info(t, mv).shape;
   for (auto [tile, role] : {std::pair{st, "stationary"}, std::pair{mv, "moving"}}) {
-    const DType d = info(t, tile).dtype;
+    const DType d = tile_info(t, tile).dtype;
     if (!is_packed_x4(d)) {
       t.fail("err_unsupported_dtype", loc,
              fmt::format("{}: {} is {}; it must be fp8_e5m2_x4, fp8_e4m3fn_x4 or fp4_e2m1fn_x4", op, role,

@@ -57,7 +57,7 @@ std::vector<std::int64_t> documented_split(Spelling s, std::int64_t n) {
 
 std::vector<std::int64_t> sizes_of(const PipelineOptions& o) {
   std::vector<std::int64_t> s;
-  for (const nki::MeshAxis& a : o.mesh) s.push_back(a.size);
+  for (const nki::MeshAxisSize& a : o.mesh) s.push_back(a.size);
   return s;
 }
 

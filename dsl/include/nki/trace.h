@@ -87,4 +87,7 @@ class Trace {
   Trace* previous_;
 };
 
+/** The trace's tile `id` (its shape, dtype and memory). */
+inline const ir::TileInfo& tile_info(Trace& t, int id) { return t.ir().tiles.at(static_cast<std::size_t>(id)); }
+
 }  // namespace nki

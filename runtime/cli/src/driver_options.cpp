@@ -192,7 +192,7 @@ PipelineOptions seed_pipeline_options(const DriverFlags& f) {
 Mesh PipelineOptions::device_mesh() const {
   Shape sizes;
   std::vector<std::string> names;
-  for (const MeshAxis& a : mesh) {
+  for (const MeshAxisSize& a : mesh) {
     sizes.push_back(a.size);
     names.push_back(a.name);
   }
@@ -201,7 +201,7 @@ Mesh PipelineOptions::device_mesh() const {
 
 std::string pipeline_options_json(const PipelineOptions& o) {
   nlohmann::ordered_json axes = nlohmann::ordered_json::array(), groups = nlohmann::ordered_json::object();
-  for (const MeshAxis& a : o.mesh) {
+  for (const MeshAxisSize& a : o.mesh) {
     axes.push_back({{"name", a.name}, {"size", a.size}});
     groups[a.name] = o.replica_groups.at(a.name);
   }

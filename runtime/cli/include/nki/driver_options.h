@@ -28,7 +28,7 @@ struct DriverFlags {
 };
 
 /** One named axis of the device mesh. */
-struct MeshAxis {
+struct MeshAxisSize {
   std::string name;
   std::int64_t size = 1;
 };
@@ -43,7 +43,7 @@ struct PipelineOptions {
   std::optional<std::string> distribution_strategy;  ///< fsdp, nemo or llm-training (either spelling)
   int layer_unroll_factor = 1;        ///< unroll factor of the kernel's outermost loops
   std::vector<std::string> frontend_options;  ///< in order
-  std::vector<MeshAxis> mesh;         ///< pipeline, data, tensor (major to minor), over the logical cores
+  std::vector<MeshAxisSize> mesh;         ///< pipeline, data, tensor (major to minor), over the logical cores
   std::map<std::string, GroupList> replica_groups;  ///< per mesh axis: the groups of a collective over it
 
   int logical_cores() const { return cores / lnc; }
