@@ -208,7 +208,7 @@ TEST_CASE("isa::max8 / nc_find_index8 / nc_match_replace8 - misuse names NKI's e
   });
   CHECK(e == fmt::format("max8_misuse ({}:{}): err_unsupported_dtype: isa::nc_match_replace8: dst_idx idx is fp32; the "
                          "indices are uint32 or uint16", kFile, line));
-  e = misuse({4, 16}, [&](nl::tensor a) {
+  e = misuse({4, 16}, [&](nl::tensor) {
     line = __LINE__ + 1;
     return isa::max8(2.0);
   });

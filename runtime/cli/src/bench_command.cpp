@@ -21,9 +21,7 @@
 
 namespace nki::cli {
 
-namespace {
-
-/** The flags of `nki bench`, as given. */
+/** The flags of `nki bench`, as given (outside the anonymous namespace: BenchCommand::State holds them). */
 struct BenchFlags {
   std::string kernel, sweep;
   std::vector<std::string> inputs, shapes;
@@ -33,6 +31,8 @@ struct BenchFlags {
   int iters = 3;
   std::optional<std::string> csv, json, plot;
 };
+
+namespace {
 
 /** The flags once checked: what they name, before any file is touched. */
 struct CheckedFlags {

@@ -18,9 +18,7 @@
 
 namespace nki::cli {
 
-namespace {
-
-/** The flags of `nki run`, as given. */
+/** The flags of `nki run`, as given (outside the anonymous namespace: RunCommand::State holds them). */
 struct RunFlags {
   std::string kernel;
   std::vector<std::string> inputs;
@@ -34,6 +32,8 @@ struct RunFlags {
   bool dump_ir = false;
   bool autotune = false;
 };
+
+namespace {
 
 /** The flags once checked: what they name, before any file is touched. */
 struct CheckedFlags {
