@@ -63,6 +63,7 @@ TEST_CASE("cli: SIGINT during a launch stops every core, writes nothing and exit
   CHECK(!std::filesystem::exists(out));
   CHECK(!std::filesystem::exists(dir.file("s.json")));
   CHECK(dir.temporaries().empty());
-  // Each core stops before its next batch of 64 instances: well under the whole run.
-  CHECK(stop_seconds < 5.0);
+  // Each core stops before its next batch of 64 instances: well under the whole run. Under a
+  // sanitizer a batch of the reference executor is several times slower (TSan took 5.1 s once).
+  CHECK(stop_seconds < (test::sanitized_build ? 20.0 : 5.0));
 }
