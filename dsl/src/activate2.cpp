@@ -40,7 +40,7 @@ bool supported_pair(const std::optional<nl::binary_fn>& op0, const std::optional
 /** imm is a scalar or a [P, 1] tile. */
 void check_imm(Trace& t, const nl::operand& imm, std::int64_t partitions, const char* role, const SourceLoc& loc) {
   if (imm.is_scalar()) return;
-  const Shape& s = t.ir().tiles.at(static_cast<std::size_t>(imm.tile_id)).shape;
+  const Shape& s = tile_info(t, imm.tile_id).shape;
   if (s[0] != partitions) {
     t.fail("err_num_partition_mismatch", loc,
            fmt::format("isa::activate2: {} {} has {} partitions; the data has {}", role, shape_str(s), s[0], partitions));
@@ -72,7 +72,7 @@ nl::tile activate2(const nl::unary_fn& op, const nl::operand& data, const nl::op
   const SourceLoc loc = SourceLoc::from(sl);
   constexpr const char* name = "isa::activate2";
   if (data.is_scalar()) t.fail("err_scalar_only_operation", loc, "isa::activate2 needs a tile operand, got a scalar");
-  const ir::TileInfo d = t.ir().tiles.at(static_cast<std::size_t>(data.tile_id));  // a copy: tracing adds tiles
+  const ir::TileInfo d = tile_info(t, data.tile_id);  // a copy: tracing adds tiles
   const std::int64_t p = d.shape[0];
   const DType out = o.dtype.value_or(d.dtype);
   if (op1 && !op0) {
@@ -94,8 +94,8 @@ nl::tile activate2(const nl::unary_fn& op, const nl::operand& data, const nl::op
   check_imm(t, imm1, p, "imm1", loc);
   check_imm(t, o.relu_param, p, "relu_param", loc);
   if (!imm0.is_scalar() && !imm1.is_scalar()) {
-    const DType a = t.ir().tiles.at(static_cast<std::size_t>(imm0.tile_id)).dtype;
-    const DType b = t.ir().tiles.at(static_cast<std::size_t>(imm1.tile_id)).dtype;
+    const DType a = tile_info(t, imm0.tile_id).dtype;
+    const DType b = tile_info(t, imm1.tile_id).dtype;
     if (a != b) {
       t.fail("err_unsupported_dtype", loc,
              fmt::format("{}: imm0 is {} and imm1 {}; tiles of immediates have one dtype", name, dtype_name(a),

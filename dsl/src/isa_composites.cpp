@@ -22,8 +22,8 @@ namespace nki::isa {
 namespace {
 
 
-const Shape& shape_of(Trace& t, int tile) { return t.ir().tiles.at(static_cast<std::size_t>(tile)).shape; }
-DType dtype_of(Trace& t, int tile) { return t.ir().tiles.at(static_cast<std::size_t>(tile)).dtype; }
+const Shape& shape_of(Trace& t, int tile) { return tile_info(t, tile).shape; }
+DType dtype_of(Trace& t, int tile) { return tile_info(t, tile).dtype; }
 
 /** Puts the op that just made `r` on `e`; fused: it is part of the instruction an earlier op started. */
 nl::tile part(Trace& t, const nl::tile& r, ir::Engine e, bool fused = true) {
@@ -508,8 +508,8 @@ void tensor_copy_predicated(const nl::access& dst, const nl::operand& src, const
              fmt::format("{}: src is {} and dst {}; they must have the same dtype", name,
                          dtype_name(dtype_of(t, src.tile_id)), dtype_name(decl.dtype)));
     }
-    if (t.ir().tiles.at(static_cast<std::size_t>(src.tile_id)).memory == ir::Memory::psum &&
-        t.ir().tiles.at(static_cast<std::size_t>(predicate.tile_id)).memory == ir::Memory::psum) {
+    if (tile_info(t, src.tile_id).memory == ir::Memory::psum &&
+        tile_info(t, predicate.tile_id).memory == ir::Memory::psum) {
       t.fail("err_unsupported_memory", loc,
              fmt::format("{}: src and predicate are both in PSUM; at most one of them may be", name));
     }

@@ -92,7 +92,7 @@ void one_instruction(Trace& t, std::size_t begin, ir::Engine engine, const Shape
           using O = std::decay_t<decltype(o)>;
           if constexpr (requires { o.fused; }) {
             if constexpr (std::is_same_v<O, ir::BinaryOp>) {
-              if (!charged && (full == nullptr || t.ir().tiles.at(static_cast<std::size_t>(o.result)).shape == *full)) {
+              if (!charged && (full == nullptr || tile_info(t, o.result).shape == *full)) {
                 charged = true;
                 o.engine = engine;
                 return;
@@ -115,7 +115,7 @@ void check_state(Trace& t, int slot, std::int64_t partitions, const char* op, co
                        "state outside the loop",
                        op, engine_label(slot)));
   }
-  const std::int64_t kp = t.ir().tiles.at(static_cast<std::size_t>(s.key0)).shape[0];
+  const std::int64_t kp = tile_info(t, s.key0).shape[0];
   if (kp < partitions) {
     t.fail("err_num_partition_mismatch", loc,
            fmt::format("{}: the {} engine's random state holds {} partitions; the tile has {}", op,
@@ -235,7 +235,7 @@ void seed_vector_engine(const operand& seed, const char* op, source_location sl)
   if (seed.is_scalar()) {
     t.fail("err_scalar_only_operation", loc, fmt::format("{}: the seed must be a [1, 1] tile, got a scalar", op));
   }
-  const ir::TileInfo ti = t.ir().tiles.at(static_cast<std::size_t>(seed.tile_id));
+  const ir::TileInfo ti = tile_info(t, seed.tile_id);
   if (ti.dtype != DType::int32 && ti.dtype != DType::uint32) {
     t.fail("err_unsupported_dtype", loc,
            fmt::format("{}: the seed tile is {}; it must be a 32-bit integer (int32 or uint32)", op,
@@ -262,7 +262,7 @@ void check_probability(Trace& t, const operand& p, std::int64_t partitions, DTyp
     }
     return;
   }
-  const ir::TileInfo ti = t.ir().tiles.at(static_cast<std::size_t>(p.tile_id));
+  const ir::TileInfo ti = tile_info(t, p.tile_id);
   if (ti.shape.size() != 2 || ti.shape[1] != 1) {
     t.fail("err_free_dim_mismatch", loc,
            fmt::format("{}: {} is a {} tile; it must be a scalar or a [{}, 1] tile (one value per partition)", op,
@@ -284,7 +284,7 @@ tile drop(const operand& data, const operand& prob, DType out, const char* op, s
   Trace& t = Trace::current(op, sl);
   const SourceLoc loc = SourceLoc::from(sl);
   if (data.is_scalar()) t.fail("err_scalar_only_operation", loc, fmt::format("{}: data must be a tile, got a scalar", op));
-  const ir::TileInfo ti = t.ir().tiles.at(static_cast<std::size_t>(data.tile_id));
+  const ir::TileInfo ti = tile_info(t, data.tile_id);
   check_probability(t, prob, ti.shape[0], ti.dtype, op, "the drop probability", loc);
   const std::size_t begin = t.ir().body.size();
   const tile u = uniform_from(random_bits(t, ti.shape, vector_slot, op, sl), 24, DType::fp32, sl);
@@ -320,7 +320,7 @@ tile dropout(const operand& x, const operand& rate, const op_options& o, source_
   if (x.is_scalar()) {
     t.fail("err_scalar_only_operation", SourceLoc::from(sl), "nl::dropout: x must be a tile, got a scalar");
   }
-  const DType dt = o.dtype.value_or(t.ir().tiles.at(static_cast<std::size_t>(x.tile_id)).dtype);
+  const DType dt = o.dtype.value_or(tile_info(t, x.tile_id).dtype);
   return drop(x, rate, dt, "nl::dropout", sl);
 }
 
@@ -357,7 +357,7 @@ nl::tile rand2(const Shape& shape, const nl::operand& min, const nl::operand& ma
   check_result_shape(t, shape, "isa::rand2", loc);
   for (const auto& [v, role] : {std::pair{&min, "min"}, std::pair{&max, "max"}}) {
     if (v->is_scalar()) continue;
-    const ir::TileInfo ti = t.ir().tiles.at(static_cast<std::size_t>(v->tile_id));
+    const ir::TileInfo ti = tile_info(t, v->tile_id);
     if (ti.shape.size() != 2 || ti.shape[1] != 1 || ti.shape[0] != shape[0]) {
       t.fail("err_num_partition_mismatch", loc,
              fmt::format("isa::rand2: {} is a {} tile; it must be a scalar or a [{}, 1] tile", role,
@@ -385,7 +385,7 @@ nl::tile dropout(const nl::operand& data, const nl::operand& prob, const nl::op_
   if (data.is_scalar()) {
     t.fail("err_scalar_only_operation", SourceLoc::from(sl), "isa::dropout: data must be a tile, got a scalar");
   }
-  const DType dt = t.ir().tiles.at(static_cast<std::size_t>(data.tile_id)).dtype;
+  const DType dt = tile_info(t, data.tile_id).dtype;
   if (o.dtype && *o.dtype != dt) {
     t.fail("err_unsupported_dtype", SourceLoc::from(sl),
            fmt::format("isa::dropout: the result dtype {} must match the data's {}", dtype_name(*o.dtype),
@@ -406,7 +406,7 @@ void rand_set_state(const nl::operand& src_seeds, isa::engine engine, std::sourc
   if (src_seeds.is_scalar()) {
     t.fail("err_scalar_only_operation", loc, fmt::format("{}: src_seeds must be a tile, got a scalar", op));
   }
-  const ir::TileInfo ti = t.ir().tiles.at(static_cast<std::size_t>(src_seeds.tile_id));
+  const ir::TileInfo ti = tile_info(t, src_seeds.tile_id);
   if (ti.dtype != DType::uint32) {
     t.fail("err_unsupported_dtype", loc, fmt::format("{}: src_seeds is {}; it must be uint32", op, dtype_name(ti.dtype)));
   }
