@@ -33,6 +33,7 @@ const Kernel& attn_fwd_v7();   ///< scores and V in bf16 for the transposes and 
 const Kernel& attn_fwd_v8();   ///< PSUM evicted early by tensor_scalar_reduce on the Vector engine
 const Kernel& attn_fwd_v8a();  ///< v8 refactored into stages, identity-matmul transposes, bf16 output
 const Kernel& attn_fwd_v9();   ///< v8a with double-buffered stages (NKI's explicit allocation left to the compiler)
+const Kernel& attn_fwd_v11();  ///< v9 software-pipelined: three q tiles' stages interleaved
 
 /**
  * The launch of a version for inputs `shapes`: no grid. Checks the tutorial's asserts: three
