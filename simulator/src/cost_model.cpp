@@ -698,6 +698,10 @@ class CoreScheduler {
     if (const auto* s = std::get_if<ir::StoreOp>(&op)) add_store(*s);
     if (const auto* a = std::get_if<ir::AllocOp>(&op)) writes.push_back({a->tensor, whole(a->tensor)});
     if (fused_[at] > at) add_store(std::get<ir::StoreOp>(k_.body[fused_[at]]));
+    // A reshape / view(dtype) shares its tensor's storage: its accesses order against all of it.
+    for (auto* list : {&reads, &writes})
+      for (auto& [tensor, box] : *list)
+        if (const int root = ir::storage_of(k_, tensor); root != tensor) tensor = root, box = whole(root);
     for (const auto& [tensor, box] : reads) tensor_deps(tensor, box, false, queue, lat, r);
     for (const auto& [tensor, box] : writes) tensor_deps(tensor, box, true, queue, lat, r);
     if (in.engine == Engine::dma) queue = pick_dma_queue(r.at);  // DMA has no semaphore latency: the queue did not matter above

@@ -263,6 +263,16 @@ class tensor {
   }
   /** The whole tensor (t[...] in NKI). */
   access all(source_location loc = source_location::current()) const { return {id_, {}, loc}; }
+  /**
+   * tensor.reshape: a tensor over the same HBM storage with `shape` (the same element count),
+   * row-major; no data is copied, and writes through it are writes of this tensor.
+   */
+  tensor reshape(const Shape& shape, source_location loc = source_location::current()) const;
+  /**
+   * tensor.view(dtype): the same HBM bytes read as `dtype`; the last dimension scales by the ratio
+   * of the element sizes (fp32 -> uint8: x4; uint8 -> fp32: /4, which must divide it).
+   */
+  tensor view(DType dtype, source_location loc = source_location::current()) const;
 
  private:
   int id_;

@@ -177,6 +177,7 @@ std::string tensor_str(const TensorDecl& t) {
                               memory_name(t.memory));
   if (!is_hbm(t.memory) && t.shape.size() > 1) s += fmt::format(" par_dim({})", t.par_dim);
   if (t.fill) s += fmt::format(" fill({})", *t.fill);
+  if (t.view_of >= 0) s += fmt::format(" view_of(tensor {})", t.view_of);  // the same storage, reinterpreted
   // A constant's values are bound at launch, not compiled in: their hash names them in the printout.
   if (!t.values.empty()) {
     std::string bytes(t.values.size() * sizeof(double), '\0');

@@ -687,17 +687,18 @@ class KernelBuilder {
     for (const ir::Op& op : k.body) {
       for (int t : ir::tiles_read(op)) readers += t == load.result;
     }
+    // A write of any tensor sharing the read one's storage (a reshape / view(dtype)) changes it.
+    const int read = ir::storage_of(k, load.src.tensor);
+    const auto same = [&](int tensor) { return ir::storage_of(k, tensor) == read; };
     for (std::size_t i = at + 1; i < k.body.size() && readers > 0; ++i) {
       const ir::Op& op = k.body[i];
       if (ir::is_loop_marker(op)) return false;
-      if (const auto* s = std::get_if<ir::StoreOp>(&op); s && s->dst.tensor == load.src.tensor) return false;
-      if (const auto* a = std::get_if<ir::AllocOp>(&op); a && a->tensor == load.src.tensor) return false;
-      if (const auto* r = std::get_if<ir::RegisterOp>(&op);
-          r && r->kind == ir::RegisterOp::Kind::store && r->mem.tensor == load.src.tensor)
+      if (const auto* s = std::get_if<ir::StoreOp>(&op); s && same(s->dst.tensor)) return false;
+      if (const auto* a = std::get_if<ir::AllocOp>(&op); a && same(a->tensor)) return false;
+      if (const auto* r = std::get_if<ir::RegisterOp>(&op); r && r->kind == ir::RegisterOp::Kind::store && same(r->mem.tensor))
         return false;
       if (const auto* c = std::get_if<ir::CollectiveOp>(&op);
-          c && (std::find(c->dsts.begin(), c->dsts.end(), load.src.tensor) != c->dsts.end() ||
-                (ir::writes_metadata(*c) && c->metadata == load.src.tensor)))
+          c && (std::any_of(c->dsts.begin(), c->dsts.end(), same) || (ir::writes_metadata(*c) && same(c->metadata))))
         return false;
       int here = 0;
       for (int t : ir::tiles_read(op)) here += t == load.result;

@@ -41,6 +41,9 @@ struct TensorDecl {
   int par_dim = 0;                   ///< the partition dimension of an on-chip array (nl::par_dim)
   std::optional<double> fill;        ///< zeros / ones / full: the value every element starts with
   std::vector<double> values;        ///< constant_hbm: every element, row-major, exact in dtype
+  /// tensor.reshape / tensor.view(dtype): the tensor whose storage this one reinterprets (always one
+  /// with its own storage, row-major, the same bytes); -1: the tensor has its own storage.
+  int view_of = -1;
 };
 
 /**
@@ -541,6 +544,12 @@ struct KernelIR {
   /// group is the rank's own); -1: SPMD, the rank is a run-time value.
   int baked_rank = -1;
 };
+
+/** The tensor whose storage `t` is: `t` itself, or the tensor a reshape / view(dtype) of it reinterprets. */
+inline int storage_of(const KernelIR& k, int t) {
+  const int v = k.tensors[static_cast<std::size_t>(t)].view_of;
+  return v < 0 ? t : v;
+}
 
 /** Whether any index of the kernel reads rank_id(). */
 bool reads_rank(const KernelIR& k);
