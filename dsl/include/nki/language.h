@@ -679,6 +679,14 @@ struct nc_matmul_options {
   std::optional<DType> dtype;  ///< the PSUM result: fp32 (the default; others are refused)
   nl::predicate mask;
   isa::matmul_perf_mode perf_mode = isa::matmul_perf_mode::none;
+  /// Transpose mode (NeuronCore-v3+): bit-accurate data movement, stationary^T for an identity
+  /// moving operand, in the stationary dtype. On NeuronCore-v2 an ordinary matmul.
+  bool is_transpose = false;
+  /// Tiling mode: {start_row, start_column} and {row_size, column_size} of the PE array, both set
+  /// or neither (the whole 128x128 array); they change timing, not values.
+  std::vector<std::int64_t> tile_position, tile_size;
+  /// Hints that an operand holds only ones and zeros (timing only: an fp32 operand streams 2x faster).
+  bool is_stationary_onezero = false, is_moving_onezero = false;
 };
 /**
  * stationary^T @ moving into PSUM (fp32): stationary [K, M<=128], moving [K, N<=512], K <= 128.

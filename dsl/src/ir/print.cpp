@@ -80,8 +80,13 @@ struct OpPrinter {
   std::string operator()(const MatmulOp& op) const {
     const std::string pair =
         op.stationary2 >= 0 ? fmt::format(" double_row %t{}, %t{}", op.stationary2, op.moving2) : std::string();
-    return fmt::format("%t{} = matmul %t{}, %t{}{}{} : {}", op.result, op.stationary, op.moving, pair, mask_str(op.mask),
-                       tile_type(k, op.result));
+    std::string mode = op.transpose ? " transpose" : "";
+    if (op.tile_rows != 128 || op.tile_columns != 128 || op.tile_row != 0 || op.tile_column != 0)
+      mode += fmt::format(" tile({},{} size {},{})", op.tile_row, op.tile_column, op.tile_rows, op.tile_columns);
+    if (op.stationary_onezero) mode += " stationary_onezero";
+    if (op.moving_onezero) mode += " moving_onezero";
+    return fmt::format("%t{} = matmul %t{}, %t{}{}{}{} : {}", op.result, op.stationary, op.moving, pair, mode,
+                       mask_str(op.mask), tile_type(k, op.result));
   }
   std::string operator()(const TransposeOp& op) const {
     return fmt::format("%t{} = transpose %t{}{} : {}", op.result, op.data, engine_str(op.engine), tile_type(k, op.result));

@@ -888,7 +888,9 @@ class KernelBuilder {
     stf(a, kk, j) = f32(low_.tile(op.stationary)(a, kk, j));  // [K, M]: Halide (m, k)
     mvf(a, kk, j) = f32(low_.tile(op.moving)(a, kk, j));      // [K, N]: Halide (n, k)
     Halide::RDom r(0, static_cast<int>(st[0]), "k");
-    acc(n, m, j) = Expr(0.0f);
+    // Transpose mode starts from -0.0 and adds only where the moving operand is non-zero, so an
+    // identity passes every stationary value through unchanged (-0.0, infinities, NaN).
+    acc(n, m, j) = Expr(op.transpose ? -0.0f : 0.0f);
     // One fused multiply-add per product (rounded once), as the interpreter's std::fma. LLVM's
     // fma intrinsic is exact whatever strict_float says, and its per-lane calls vectorize.
     const auto fma = [](Expr x, Expr y, Expr z) {
@@ -903,6 +905,7 @@ class KernelBuilder {
       stages.push_back(stf2);
       stages.push_back(mvf2);
     }
+    if (op.transpose) next = Halide::select(mvf(n, r, j) != Expr(0.0f), next, acc(n, m, j));
     acc(n, m, j) = next;
     // The operands widened once per matmul, whole vectors at a time (M and N are the inner axes).
     const Shape& res = ir_->tiles[static_cast<std::size_t>(op.result)].shape;

@@ -643,7 +643,14 @@ class ReferenceRunner final : public CoreRunner {
         if (pair)
           for (std::int64_t k = 0; k < K; ++k) note_read(op.stationary2, k * M + c[0]), note_read(op.moving2, k * N + c[1]);
       }
-      for (std::int64_t k = 0; k < K; ++k) {
+      if (op.transpose) {  // transpose mode: only the moving operand's non-zeros pass a value, from -0.0
+        acc = -0.0f;
+        for (std::int64_t k = 0; k < K; ++k) {
+          const auto i = static_cast<std::size_t>(k * M + c[0]), j = static_cast<std::size_t>(k * N + c[1]);
+          if (f32(b[j]) != 0.0f) acc = std::fma(f32(a[i]), f32(b[j]), acc);
+        }
+      }
+      for (std::int64_t k = 0; k < K && !op.transpose; ++k) {
         const auto i = static_cast<std::size_t>(k * M + c[0]), j = static_cast<std::size_t>(k * N + c[1]);
         acc = std::fma(f32(a[i]), f32(b[j]), acc);
         if (pair) acc = std::fma(f32(a2[i]), f32(b2[j]), acc);
