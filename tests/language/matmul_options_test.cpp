@@ -141,16 +141,21 @@ TEST_CASE("isa::nc_matmul tile_position and tile_size change timing, not values:
 }
 
 TEST_CASE("isa::nc_matmul is_stationary_onezero and is_moving_onezero: an fp32 product of ones and zeros at twice the rate") {
-  const std::vector<nki::TensorSpec> args{{{128, 128}, DType::fp32}, {{128, 512}, DType::fp32}};
-  const auto tensor_busy = [&](isa::nc_matmul_options o) {
+  // Cycles: bf16 max(64, 512) = 512, fp32 x4 = 2048, fp32 with both hints x2 = 1024; each
+  // instruction's time adds the same fixed access bubble, so the differences are in cycles.
+  const auto tensor_busy = [&](DType dt, isa::nc_matmul_options o) {
+    const std::vector<nki::TensorSpec> args{{{128, 128}, dt}, {{128, 512}, dt}};
     return nki::profile(matmul_with(o).launch(nki::GridSpec{}), args, "trn2")
         .cores.at(0)
         .engines[static_cast<std::size_t>(nki::sim::Engine::tensor)]
         .busy_us;
   };
-  const double plain = tensor_busy({});
-  CHECK(tensor_busy({.is_stationary_onezero = true, .is_moving_onezero = true}) == doctest::Approx(plain / 2).epsilon(1e-12));
-  CHECK(tensor_busy({.is_stationary_onezero = true}) == doctest::Approx(plain).epsilon(1e-12));  // moving still fp32
+  const double bf16 = tensor_busy(DType::bf16, {}), fp32 = tensor_busy(DType::fp32, {});
+  const double hinted = tensor_busy(DType::fp32, {.is_stationary_onezero = true, .is_moving_onezero = true});
+  CHECK(hinted - bf16 == doctest::Approx((fp32 - bf16) / 3).epsilon(1e-9));  // 512 of 1536 extra cycles
+  CHECK(tensor_busy(DType::fp32, {.is_stationary_onezero = true}) == doctest::Approx(fp32).epsilon(1e-12));  // moving still fp32
+  CHECK(tensor_busy(DType::bf16, {.is_stationary_onezero = true, .is_moving_onezero = true}) ==
+        doctest::Approx(bf16).epsilon(1e-12));  // no effect without fp32
   // The values are the product's, whatever the hint says.
   const nki::Tensor st = lt::make({8, 4}, DType::fp32, lt::random_ints(32, 46, 0, 1));
   const nki::Tensor mv = lt::make({8, 6}, DType::fp32, lt::random_ints(48, 47, 0, 1));
@@ -175,42 +180,53 @@ TEST_CASE("isa::nc_matmul tiling and transpose misuse names NKI's error") {
   };
   const nki::sim::Device trn1("trn1", 1), trn2("trn2", 1);
   const std::string where = "bad_matmul (" + kFile + ":";
-  CHECK(error_of({.tile_position = {64, 0}}, trn2) ==
+  std::string msg;
+  msg = error_of({.tile_position = {64, 0}}, trn2);
+  CHECK(msg ==
         fmt::format("{}{}): err_invalid_tile_position: isa::nc_matmul with tile_position {{64, 0}} and tile_size {{}}: "
                     "tiling mode needs both set, or neither",
                     where, line));
-  CHECK(error_of({.tile_position = {64}, .tile_size = {64, 128}}, trn2) ==
+  msg = error_of({.tile_position = {64}, .tile_size = {64, 128}}, trn2);
+  CHECK(msg ==
         fmt::format("{}{}): err_invalid_tile_position: isa::nc_matmul: tile_position {{64}} must be a pair (start_row, "
                     "start_column)",
                     where, line));
-  CHECK(error_of({.tile_position = {0, 0}, .tile_size = {64, 128, 1}}, trn2) ==
+  msg = error_of({.tile_position = {0, 0}, .tile_size = {64, 128, 1}}, trn2);
+  CHECK(msg ==
         fmt::format("{}{}): err_invalid_tile_size: isa::nc_matmul: tile_size {{64, 128, 1}} must be a pair (row_size, "
                     "column_size)",
                     where, line));
-  CHECK(error_of({.tile_position = {0, 0}, .tile_size = {48, 128}}, trn2) ==
+  msg = error_of({.tile_position = {0, 0}, .tile_size = {48, 128}}, trn2);
+  CHECK(msg ==
         fmt::format("{}{}): err_invalid_tile_size: isa::nc_matmul: tile_size {{48, 128}} has row_size 48; the PE rows "
                     "tile as 128, 64 or (NeuronCore-v3 and newer) 32",
                     where, line));
-  CHECK(error_of({.tile_position = {0, 0}, .tile_size = {32, 128}}, trn1, {32, 64}) ==
+  msg = error_of({.tile_position = {0, 0}, .tile_size = {32, 128}}, trn1, {32, 64});
+  CHECK(msg ==
         fmt::format("{}{}): err_invalid_tile_size: isa::nc_matmul: tile_size {{32, 128}} has row_size 32; the PE rows "
                     "tile as 128, 64 or (NeuronCore-v3 and newer) 32",
                     where, line));
-  CHECK(error_of({.tile_position = {0, 0}, .tile_size = {64, 64}}, trn2) ==
+  msg = error_of({.tile_position = {0, 0}, .tile_size = {64, 64}}, trn2);
+  CHECK(msg ==
         fmt::format("{}{}): err_invalid_tile_size: isa::nc_matmul: tile_size {{64, 64}} has column_size 64; it must be 128",
                     where, line));
-  CHECK(error_of({.tile_position = {0, 32}, .tile_size = {64, 128}}, trn2) ==
+  msg = error_of({.tile_position = {0, 32}, .tile_size = {64, 128}}, trn2);
+  CHECK(msg ==
         fmt::format("{}{}): err_invalid_tile_position: isa::nc_matmul: tile_position {{0, 32}} has start_column 32; it "
                     "must be 0",
                     where, line));
-  CHECK(error_of({.tile_position = {32, 0}, .tile_size = {64, 128}}, trn2) ==
+  msg = error_of({.tile_position = {32, 0}, .tile_size = {64, 128}}, trn2);
+  CHECK(msg ==
         fmt::format("{}{}): err_invalid_tile_position: isa::nc_matmul: tile_position {{32, 0}} has start_row 32; it "
                     "must be a multiple of row_size 64 below 128",
                     where, line));
-  CHECK(error_of({.tile_position = {0, 0}, .tile_size = {32, 128}}, trn2) ==
+  msg = error_of({.tile_position = {0, 0}, .tile_size = {32, 128}}, trn2);
+  CHECK(msg ==
         fmt::format("{}{}): err_invalid_tile_size: isa::nc_matmul: the stationary operand [64,64] does not fit tile_size "
                     "{{32, 128}} (K <= row_size, M <= column_size)",
                     where, line));
-  CHECK(error_of({.dtype = nl::float32, .is_transpose = true}, trn2) ==
+  msg = error_of({.dtype = nl::float32, .is_transpose = true}, trn2);
+  CHECK(msg ==
         fmt::format("{}{}): err_unsupported_dtype: isa::nc_matmul with is_transpose and dtype=fp32: transpose mode "
                     "moves the bf16 stationary operand bit-accurately, so the result is bf16",
                     where, line));
@@ -226,7 +242,8 @@ TEST_CASE("isa::nc_matmul is_transpose with perf_mode double_row is err_unsuppor
     nl::store(out.all(), nl::copy(r, {.dtype = nl::float32}));
     return out;
   });
-  CHECK(test::user_error_of([&] { k(nki::Tensor({8, 2, 4}, DType::fp8_e4m3)); }) ==
+  const std::string msg = test::user_error_of([&] { k(nki::Tensor({8, 2, 4}, DType::fp8_e4m3)); });
+  CHECK(msg ==
         fmt::format("transpose_double_row ({}:{}): err_unsupported_perf_mode: isa::nc_matmul with is_transpose: "
                     "transpose mode has no perf_mode double_row",
                     kFile, line));

@@ -68,27 +68,30 @@ TEST_CASE("tensor.reshape - a returned view has the view's shape, each instance 
 }
 
 TEST_CASE("tensor.reshape - checked mode sees one storage: a write through the view and one of the tensor conflict") {
-  // Each affine_range iteration writes the output whole, as [2, 8] and then as [1, 16] through a
-  // view: iteration 1's first write meets iteration 0's write through the view.
+  // Instance p writes row p of out [2, 8], and through a [4, 4] view the other instance's row
+  // (view rows 2(1 - p) and 2(1 - p) + 1). On one core instance 0 runs first: instance 1's
+  // write of its own row meets instance 0's write through the view.
   static int line_view = 0, line_base = 0;
   const nki::Kernel k = nki::jit("reshape_conflict", [](nl::tensor a) {
     auto out = nl::ndarray({2, 8}, a.dtype(), nl::shared_hbm, "out");
-    auto t = nl::load(a.all());
-    auto flat = nl::load(a.reshape({1, 16}).all());
-    for (auto i : nl::affine_range(2)) {
-      (void)i;
-      line_base = __LINE__ + 1;
-      nl::store(out.all(), t);
-      line_view = __LINE__ + 1;
-      nl::store(out.reshape({1, 16}).all(), flat);
-    }
+    auto p = nl::program_id(0);
+    auto row = p + nl::arange(1)[nl::_, nl::newaxis];
+    auto col = nl::arange(8)[nl::newaxis, nl::_];
+    line_base = __LINE__ + 1;
+    nl::store(out[row, col], nl::load(a[row, col]));
+    auto v = out.reshape({4, 4});
+    auto vrow = 2 - 2 * p + nl::arange(2)[nl::_, nl::newaxis];
+    auto vcol = nl::arange(4)[nl::newaxis, nl::_];
+    line_view = __LINE__ + 1;
+    nl::store(v[vrow, vcol], nl::load(a.reshape({4, 4})[vrow, vcol]));
     return out;
   });
-  const nki::Tensor a = lt::make({2, 8}, DType::fp32, test::random_floats(16, 33));
-  const std::string msg = test::user_error_of([&] { k.launch(lt::no_grid()).with(checked()).run({a}); });
+  const nki::sim::Device one_core("trn2", 1);
+  const nki::Tensor a = nki::Tensor::from_floats({2, 8}, DType::fp32, test::random_floats(16, 33), one_core);
+  const std::string msg = test::user_error_of([&] { k.launch(lt::grid1(2)).with(checked()).run({a}); });
   const std::string file = "tests/language/tensor_views_test.cpp";
-  CHECK(msg == fmt::format("reshape_conflict ({0}:{1}): err_unexpected_output_dependencies: element [0,0] of tensor out "
-                           "[2,8] is written by instance (no grid) l0=0 ({0}:{2}) and by instance (no grid) l0=1 ({0}:{1})",
+  CHECK(msg == fmt::format("reshape_conflict ({0}:{1}): err_instances_write_same_element: element [1,0] of tensor out "
+                           "[2,8] is written by instance [0] ({0}:{2}) and by instance [1] ({0}:{1})",
                            file, line_base, line_view));
 }
 
@@ -152,41 +155,49 @@ TEST_CASE("tensor.reshape and tensor.view misuse names NKI's error") {
   static int line = 0;
   const std::string where = "bad_view (tests/language/tensor_views_test.cpp:";
   const auto error_of = [&](auto body) {
-    const nki::Kernel k = nki::jit("bad_view", [body](nl::tensor a) {
-      auto out = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm, "out");
-      body(a);
-      nl::store(out.all(), nl::load(a.all()));
-      return out;
-    });
+    const nki::Kernel k = nki::jit(
+        "bad_view",
+        [body](nl::tensor a) {
+          auto out = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm, "out");
+          body(a);
+          nl::store(out.all(), nl::load(a.all()));
+          return out;
+        },
+        {"a"});
     return test::user_error_of([&] { k(nki::Tensor({4, 6}, DType::fp32)); });
   };
-  CHECK(error_of([](nl::tensor a) { line = __LINE__; a.reshape({5, 5}); }) ==
+  std::string msg = error_of([](nl::tensor a) { line = __LINE__; a.reshape({5, 5}); });
+  CHECK(msg ==
         fmt::format("{}{}): err_invalid_shape: tensor.reshape of tensor a [4,6] (24 elements) to [5,5] (25 elements): "
                     "the element counts differ",
                     where, line));
-  CHECK(error_of([](nl::tensor a) { line = __LINE__; a.reshape({-1, 4}); }) ==
+  msg = error_of([](nl::tensor a) { line = __LINE__; a.reshape({-1, 4}); });
+  CHECK(msg ==
         fmt::format("{}{}): err_invalid_shape: tensor.reshape of tensor a [4,6] to [-1,4]: every dimension must be a "
                     "positive size",
                     where, line));
-  CHECK(error_of([](nl::tensor) {
-          auto s = nl::ndarray({4, 6}, nl::float32, nl::sbuf, "s");
-          line = __LINE__;
-          s.reshape({4, 2, 3});
-        }) == fmt::format("{}{}): err_unsupported_memory: tensor.reshape of tensor s [4,6] in sbuf: only kernel "
+  msg = error_of([](nl::tensor) {
+    auto s = nl::ndarray({4, 6}, nl::float32, nl::sbuf, "s");
+    line = __LINE__ + 1;
+    s.reshape({4, 2, 3});
+  });
+  CHECK(msg == fmt::format("{}{}): err_unsupported_memory: tensor.reshape of tensor s [4,6] in sbuf: only kernel "
                           "arguments, shared_hbm ndarrays and shared constants can be reinterpreted",
                           where, line));
-  CHECK(error_of([](nl::tensor) {
-          auto p = nl::ndarray({4, 6}, nl::float32, nl::private_hbm, "p");
-          line = __LINE__;
-          p.view(nl::int32);
-        }) == fmt::format("{}{}): err_unsupported_memory: tensor.view of tensor p [4,6] in private_hbm: only kernel "
+  msg = error_of([](nl::tensor) {
+    auto p = nl::ndarray({4, 6}, nl::float32, nl::private_hbm, "p");
+    line = __LINE__ + 1;
+    p.view(nl::int32);
+  });
+  CHECK(msg == fmt::format("{}{}): err_unsupported_memory: tensor.view of tensor p [4,6] in private_hbm: only kernel "
                           "arguments, shared_hbm ndarrays and shared constants can be reinterpreted",
                           where, line));
-  CHECK(error_of([](nl::tensor a) {
-          auto bytes = a.reshape({8, 3}).view(nl::uint8);  // [8, 12]
-          line = __LINE__;
-          bytes.view(nl::float8_e4m3).view(nl::int16).reshape({8, 2, 3}).view(nl::int32);
-        }) == fmt::format("{}{}): err_invalid_shape: tensor.view of tensor a.reshape.view.view.view.reshape int16 "
+  msg = error_of([](nl::tensor a) {
+    auto bytes = a.reshape({8, 3}).view(nl::uint8);  // [8, 12]
+    line = __LINE__ + 1;
+    bytes.view(nl::float8_e4m3).view(nl::int16).reshape({8, 2, 3}).view(nl::int32);
+  });
+  CHECK(msg == fmt::format("{}{}): err_invalid_shape: tensor.view of tensor a.reshape.view.view.view.reshape int16 "
                           "[8,2,3] as int32: the last dimension holds 6 bytes, not a multiple of int32's 4 bytes",
                           where, line));
 }
