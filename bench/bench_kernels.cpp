@@ -133,7 +133,7 @@ BENCHMARK(softmax_nc2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void rmsnorm_nc2(benchmark::State& state) {
   const nki::Tensor a = nki::Tensor::from_floats({kRows, kCols}, nl::bfloat16, ramp(kRows * kCols, 4));
-  const nki::Tensor g = nki::Tensor::from_floats({1, kCols}, nl::bfloat16, ramp(kCols, 5));
+  const nki::Tensor g = nki::Tensor::from_floats({kCols}, nl::bfloat16, ramp(kCols, 5));
   row_kernel_nc2(state, nk::rmsnorm(), {a, g}, ref::rmsnorm(a.to_values(), g.to_values(), kRows, kCols), "rmsnorm");
 }
 BENCHMARK(rmsnorm_nc2)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -184,7 +184,7 @@ BENCHMARK(softmax_over_stream)->Unit(benchmark::kMillisecond)->UseRealTime()->It
 void rmsnorm_over_stream(benchmark::State& state) {
   row_kernel_over_stream(state, nk::rmsnorm(),
                          {nki::Tensor::from_floats({kRows, kCols}, nl::bfloat16, ramp(kRows * kCols, 4)),
-                          nki::Tensor::from_floats({1, kCols}, nl::bfloat16, ramp(kCols, 5))});
+                          nki::Tensor::from_floats({kCols}, nl::bfloat16, ramp(kCols, 5))});
 }
 BENCHMARK(rmsnorm_over_stream)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(20);
 

@@ -40,12 +40,13 @@ int main() {
   const std::int64_t rows = 250, d = 512;  // 250 rows: two row tiles, the second masked after row 121
   const nki::Tensor x = tutorial::random_tensor({rows, d}, nl::float32, -3.0f, 3.0f, 1);
   const nki::Tensor g = tutorial::random_tensor({1, d}, nl::float32, 0.5f, 1.5f, 2);
+  const nki::Tensor g_vector = tutorial::random_tensor({d}, nl::float32, 0.5f, 1.5f, 2);  // rmsnorm's weight is [d]
   const nki::Tensor beta = tutorial::random_tensor({1, d}, nl::float32, -1.0f, 1.0f, 3);
   const std::vector<double> xv = x.to_values(), gv = g.to_values(), bv = beta.to_values();
 
   int failed = 0;
   failed += check("softmax", nk::softmax(), {x}, ref::softmax(xv, rows, d));
-  failed += check("rmsnorm", nk::rmsnorm(), {x, g}, ref::rmsnorm(xv, gv, rows, d));
+  failed += check("rmsnorm", nk::rmsnorm(), {x, g_vector}, ref::rmsnorm(xv, g_vector.to_values(), rows, d));
   failed += check("layernorm", nk::layernorm(), {x, g, beta}, ref::layernorm(xv, gv, bv, rows, d, nk::kLayernormEpsilon));
   if (failed != 0) {
     fmt::print("{} runs differ from the reference\n", failed);

@@ -1221,18 +1221,92 @@ int double_row_operand(Trace& t, const nl::operand& x, const char* role, const S
 }
 }  // namespace
 
+namespace {
+/** "{a, b}" of a tile_position / tile_size. */
+std::string pair_str(const std::vector<std::int64_t>& v) { return fmt::format("{{{}}}", fmt::join(v, ", ")); }
+
+/**
+ * Tiling mode: which rows and columns of the 128x128 PE array the matmul just traced uses, as
+ * nisa.nc_matmul's tile_position and tile_size say (both or neither; rows in 2x 64 or, from
+ * NeuronCore-v3, 4x 32 tiles; columns whole). The stationary operand must fit the tile.
+ */
+void set_pe_tile(Trace& t, ir::MatmulOp& m, const nc_matmul_options& o, const SourceLoc& loc) {
+  constexpr const char* name = "isa::nc_matmul";
+  if (o.tile_position.empty() && o.tile_size.empty()) return;
+  if (o.tile_position.empty() != o.tile_size.empty()) {
+    t.fail("err_invalid_tile_position", loc,
+           fmt::format("{} with tile_position {} and tile_size {}: tiling mode needs both set, or neither", name,
+                       pair_str(o.tile_position), pair_str(o.tile_size)));
+  }
+  if (o.tile_position.size() != 2) {
+    t.fail("err_invalid_tile_position", loc,
+           fmt::format("{}: tile_position {} must be a pair (start_row, start_column)", name, pair_str(o.tile_position)));
+  }
+  if (o.tile_size.size() != 2) {
+    t.fail("err_invalid_tile_size", loc,
+           fmt::format("{}: tile_size {} must be a pair (row_size, column_size)", name, pair_str(o.tile_size)));
+  }
+  const std::int64_t row = o.tile_position[0], column = o.tile_position[1], rows = o.tile_size[0], columns = o.tile_size[1];
+  const bool quarter = rows == 32 && t.nc_version() >= 3;  // 4x 32-row tiles from NeuronCore-v3
+  if (rows != 128 && rows != 64 && !quarter) {
+    t.fail("err_invalid_tile_size", loc,
+           fmt::format("{}: tile_size {} has row_size {}; the PE rows tile as 128, 64 or (NeuronCore-v3 and newer) 32",
+                       name, pair_str(o.tile_size), rows));
+  }
+  if (columns != 128) {
+    t.fail("err_invalid_tile_size", loc,
+           fmt::format("{}: tile_size {} has column_size {}; it must be 128", name, pair_str(o.tile_size), columns));
+  }
+  if (column != 0) {
+    t.fail("err_invalid_tile_position", loc,
+           fmt::format("{}: tile_position {} has start_column {}; it must be 0", name, pair_str(o.tile_position), column));
+  }
+  if (row < 0 || row % rows != 0 || row + rows > 128) {
+    t.fail("err_invalid_tile_position", loc,
+           fmt::format("{}: tile_position {} has start_row {}; it must be a multiple of row_size {} below 128", name,
+                       pair_str(o.tile_position), row, rows));
+  }
+  const Shape& st = tile_info(t, m.stationary).shape;
+  if (st[0] > rows || st[1] > columns) {
+    t.fail("err_invalid_tile_size", loc,
+           fmt::format("{}: the stationary operand {} does not fit tile_size {} (K <= row_size, M <= column_size)", name,
+                       shape_str(st), pair_str(o.tile_size)));
+  }
+  m.tile_row = row, m.tile_column = column, m.tile_rows = rows, m.tile_columns = columns;
+}
+}  // namespace
+
 nl::tile nc_matmul(const nl::operand& stationary, const nl::operand& moving, const nc_matmul_options& o,
                    std::source_location sl) {
   Trace& t = Trace::current("nc_matmul", sl);
   const SourceLoc loc = SourceLoc::from(sl);
-  if (o.dtype && *o.dtype != DType::fp32) {
+  // Transpose mode is data movement from NeuronCore-v3 (in the stationary dtype); on v2 only a label.
+  const bool transpose = o.is_transpose && t.nc_version() >= 3;
+  if (o.is_transpose && o.perf_mode != matmul_perf_mode::none) {
+    t.fail("err_unsupported_perf_mode", loc, "isa::nc_matmul with is_transpose: transpose mode has no perf_mode double_row");
+  }
+  if (o.dtype && *o.dtype != DType::fp32 && !transpose) {
     t.fail("err_unsupported_dtype", loc,
            fmt::format("isa::nc_matmul with dtype={}: the result accumulates in PSUM as fp32", dtype_name(*o.dtype)));
   }
   if (o.perf_mode == matmul_perf_mode::none) {
     const int st = nl::sbuf_tile(t, stationary, "isa::nc_matmul", "stationary operand", loc);
     const int mv = nl::sbuf_tile(t, moving, "isa::nc_matmul", "moving operand", loc);
-    return nl::matmul_op(t, st, mv, o.mask, "isa::nc_matmul", loc);
+    const DType st_dtype = tile_info(t, st).dtype;
+    if (transpose && o.dtype && *o.dtype != st_dtype) {
+      t.fail("err_unsupported_dtype", loc,
+             fmt::format("isa::nc_matmul with is_transpose and dtype={}: transpose mode moves the {} stationary "
+                         "operand bit-accurately, so the result is {}",
+                         dtype_name(*o.dtype), dtype_name(st_dtype), dtype_name(st_dtype)));
+    }
+    const nl::tile r = nl::matmul_op(t, st, mv, o.mask, "isa::nc_matmul", loc);
+    auto& m = std::get<ir::MatmulOp>(t.ir().body.back());
+    set_pe_tile(t, m, o, loc);
+    m.transpose = transpose;
+    m.stationary_onezero = o.is_stationary_onezero;
+    m.moving_onezero = o.is_moving_onezero;
+    if (transpose) t.ir().tiles[static_cast<std::size_t>(r.id())].dtype = st_dtype;
+    return r;
   }
   if (const int gen = t.nc_version(); gen < 3) {
     t.fail("err_unsupported_perf_mode", loc,
@@ -1245,7 +1319,12 @@ nl::tile nc_matmul(const nl::operand& stationary, const nl::operand& moving, con
   // The two rows of each pair as [K, F] views, contracted together by one instruction.
   const nl::tile st0 = st[nl::_, 0, nl::_], st1 = st[nl::_, 1, nl::_];
   const nl::tile mv0 = mv[nl::_, 0, nl::_], mv1 = mv[nl::_, 1, nl::_];
-  return nl::matmul_op(t, st0.id(), mv0.id(), o.mask, "isa::nc_matmul", loc, st1.id(), mv1.id());
+  const nl::tile r = nl::matmul_op(t, st0.id(), mv0.id(), o.mask, "isa::nc_matmul", loc, st1.id(), mv1.id());
+  auto& m = std::get<ir::MatmulOp>(t.ir().body.back());
+  set_pe_tile(t, m, o, loc);
+  m.stationary_onezero = o.is_stationary_onezero;
+  m.moving_onezero = o.is_moving_onezero;
+  return r;
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <optional>
@@ -275,9 +276,16 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     const std::int64_t kk = partitions(st.shape), mm = free_size(st.shape), nn = free_size(mv.shape);
     // double_row: each PE row takes an fp8 pair, so one pass contracts 2K rows in the time of K.
     const int rows = m->stationary2 >= 0 ? 2 : 1;
-    compute(in, t, Engine::tensor, matmul_cycles(mm, nn, fp32),
+    // is_*_onezero: an fp32 operand of ones and zeros streams at twice the fp32 rate (2x, not 4x).
+    const bool hinted = fp32 && (st.dtype != DType::fp32 || m->stationary_onezero) && (mv.dtype != DType::fp32 || m->moving_onezero);
+    const std::int64_t cycles = matmul_cycles(mm, nn, fp32) / (hinted ? 2 : 1);
+    const char* mode = m->transpose ? " transpose" : "";
+    compute(in, t, Engine::tensor, cycles,
             rows == 2 ? fmt::format("nc_matmul double_row [{},2,{}]x[{},2,{}] {}", kk, mm, kk, nn, dtype_name(st.dtype))
-                      : fmt::format("nc_matmul [{},{}]x[{},{}] {}", kk, mm, kk, nn, dtype_name(st.dtype)));
+                      : fmt::format("nc_matmul{} [{},{}]x[{},{}] {}", mode, kk, mm, kk, nn, dtype_name(st.dtype)));
+    // tile_position / tile_size: the 32-row tiles of the PE array this matmul occupies.
+    in.pe_rows = 0;
+    for (std::int64_t q = m->tile_row / 32; q < (m->tile_row + m->tile_rows) / 32; ++q) in.pe_rows |= 1u << q;
     in.flops = 2 * rows * kk * mm * nn;
     in.ideal_tensor_us = static_cast<double>(in.flops) / (rows * t.peak_flops_bf16() / (fp32 ? 4.0 : 1.0)) * 1e6;
     return true;
@@ -447,6 +455,8 @@ class CoreScheduler {
   std::vector<std::optional<std::pair<int, Box>>> view_;  ///< tiles that index an on-chip tensor
   std::vector<TensorHistory> hist_;
   std::vector<double> queue_free_;
+  std::array<double, kPeRowTiles> pe_free_{};  ///< when each 32-row tile of the PE array is free
+  double tensor_issue_ = 0;                    ///< start of the last Tensor engine instruction (in-order issue)
   double port_free_ = 0;  ///< NeuronCore-v2: the SBUF port Vector and GpSimd share
   /// This core's share of HBM: reserved intervals (start -> end), disjoint. Instructions are
   /// scheduled in program order, not time order, so a transfer takes the first gap that fits.
@@ -698,10 +708,23 @@ class CoreScheduler {
     if (const auto* s = std::get_if<ir::StoreOp>(&op)) add_store(*s);
     if (const auto* a = std::get_if<ir::AllocOp>(&op)) writes.push_back({a->tensor, whole(a->tensor)});
     if (fused_[at] > at) add_store(std::get<ir::StoreOp>(k_.body[fused_[at]]));
+    // A reshape / view(dtype) shares its tensor's storage: its accesses order against all of it.
+    for (auto* list : {&reads, &writes})
+      for (auto& [tensor, box] : *list)
+        if (const int root = ir::storage_of(k_, tensor); root != tensor) tensor = root, box = whole(root);
     for (const auto& [tensor, box] : reads) tensor_deps(tensor, box, false, queue, lat, r);
     for (const auto& [tensor, box] : writes) tensor_deps(tensor, box, true, queue, lat, r);
     if (in.engine == Engine::dma) queue = pick_dma_queue(r.at);  // DMA has no semaphore latency: the queue did not matter above
-    r.need(queue_free_[static_cast<std::size_t>(queue)]);
+    // The Tensor engine issues in order, and an instruction waits only for the PE rows it uses
+    // (tile_position / tile_size): matmuls on disjoint row tiles overlap.
+    const bool tensor_engine = in.engine == Engine::tensor;
+    if (tensor_engine) {
+      r.need(tensor_issue_);
+      for (int q = 0; q < kPeRowTiles; ++q)
+        if (in.pe_rows & (1u << q)) r.need(pe_free_[static_cast<std::size_t>(q)]);
+    } else {
+      r.need(queue_free_[static_cast<std::size_t>(queue)]);
+    }
 
     if (in.trigger_us > 0) {
       // The DMA's descriptors (dge_mode): the issuing engine writes them once the transfer's
@@ -720,11 +743,20 @@ class CoreScheduler {
       end = std::max(end, reserve_hbm(start + t_.dma_fixed_us, static_cast<double>(in.dma_bytes) / hbm_bytes_per_us_));
       out_.dma_bytes += in.dma_bytes;
     }
-    queue_free_[static_cast<std::size_t>(queue)] = end;
+    int rows_used = kPeRowTiles;
+    if (tensor_engine) {
+      tensor_issue_ = start;
+      rows_used = 0;
+      for (int q = 0; q < kPeRowTiles; ++q)
+        if (in.pe_rows & (1u << q)) pe_free_[static_cast<std::size_t>(q)] = end, ++rows_used;
+    }
+    queue_free_[static_cast<std::size_t>(queue)] = std::max(queue_free_[static_cast<std::size_t>(queue)], end);
     if (port) port_free_ = end;
     if (!is_fused(op)) {  // a fused op is part of another instruction: no count, no event
       EngineUse& use = out_.engines[static_cast<std::size_t>(in.engine)];
-      use.busy_us += end - start;
+      // Busy time of the Tensor engine counts the share of the PE rows used, so overlapping
+      // row tiles never make it more than fully busy.
+      use.busy_us += (end - start) * rows_used / kPeRowTiles;
       ++use.instructions;
       if (keep_) out_.events.push_back({queue, at, instance_, start, end});
     }

@@ -41,7 +41,7 @@ TEST_CASE("nki run --checked softmax, rmsnorm and layernorm - 250 rows, the last
   const std::vector<float> x = test::random_floats(rows * d, 21, -2.0f, 2.0f);
   const std::vector<float> g = test::random_floats(d, 22, 0.5f, 1.5f), b = test::random_floats(d, 23, -1.0f, 1.0f);
   CHECK(ref::allclose_mismatch(run_checked("softmax", {{rows, d}}, {x}), ref::softmax(widen(x), rows, d), {1e-6, 1e-4}) == "");
-  CHECK(ref::allclose_mismatch(run_checked("rmsnorm", {{rows, d}, {1, d}}, {x, g}), ref::rmsnorm(widen(x), widen(g), rows, d),
+  CHECK(ref::allclose_mismatch(run_checked("rmsnorm", {{rows, d}, {d}}, {x, g}), ref::rmsnorm(widen(x), widen(g), rows, d),
                                {1e-5, 1e-3}) == "");
   CHECK(ref::allclose_mismatch(run_checked("layernorm", {{rows, d}, {1, d}, {1, d}}, {x, g, b}),
                                ref::layernorm(widen(x), widen(g), widen(b), rows, d, nki::kernels::kLayernormEpsilon),

@@ -31,7 +31,7 @@ TEST_CASE("rmsnorm - rows not a multiple of 128 are masked, matches the host") {
       CAPTURE(nki::dtype_name(dt));
       CAPTURE(nki::shape_str(s));
       const nki::Tensor a = kt::input(s, dt, 81);
-      const nki::Tensor g = kt::input({1, s[1]}, dt, 82, 0.5f, 1.5f);
+      const nki::Tensor g = kt::input({s[1]}, dt, 82, 0.5f, 1.5f);  // a vector [D], as NKI's tutorial
       const auto want = kt::ref::rmsnorm(a.to_values(), g.to_values(), s[0], s[1]);
       kt::check_kernel(nk::rmsnorm(), nk::rmsnorm_grid({a.shape(), g.shape()}), {a, g}, want, tolerance(dt));
     }
@@ -65,8 +65,10 @@ TEST_CASE("layernorm - epsilon is part of the kernel") {
 }
 
 TEST_CASE("normalization kernels - mismatched weights are refused with the shapes named") {
-  CHECK(test::user_error_of([] { nk::rmsnorm_grid({{250, 64}, {1, 32}}); }) ==
-        "rmsnorm: err_input_shape_mismatch: g_tensor [1,32] must be [1,64] for a_tensor [250,64]");
+  CHECK(test::user_error_of([] { nk::rmsnorm_grid({{250, 64}, {32}}); }) ==
+        "rmsnorm: err_input_shape_mismatch: g_tensor [32] must be the vector [64] for a_tensor [250,64]");
+  CHECK(test::user_error_of([] { nk::rmsnorm_grid({{250, 64}, {1, 64}}); }) ==
+        "rmsnorm: err_input_shape_mismatch: g_tensor [1,64] must be the vector [64] for a_tensor [250,64]");
   CHECK(test::user_error_of([] { nk::layernorm_grid({{250, 64}, {1, 64}, {2, 64}}); }) ==
         "layernorm: err_input_shape_mismatch: beta_vector [2,64] must be [1,64] for input_tensor [250,64]");
   CHECK(test::user_error_of([] { nk::softmax_grid({{250}}); }) ==
@@ -82,7 +84,9 @@ TEST_CASE("normalization kernels - split over two cores, the last run of row til
   const nki::Tensor beta = kt::input({1, s[1]}, DType::fp32, 123);
   const auto xv = x.to_values(), gv = g.to_values(), bv = beta.to_values();
   kt::check_kernel(nk::softmax(), grid, {x}, kt::ref::softmax(xv, s[0], s[1]), tolerance(DType::fp32));
-  kt::check_kernel(nk::rmsnorm(), grid, {x, g}, kt::ref::rmsnorm(xv, gv, s[0], s[1]), tolerance(DType::fp32));
+  const nki::Tensor g_vector = kt::input({s[1]}, DType::fp32, 122, 0.5f, 1.5f);
+  kt::check_kernel(nk::rmsnorm(), grid, {x, g_vector}, kt::ref::rmsnorm(xv, g_vector.to_values(), s[0], s[1]),
+                   tolerance(DType::fp32));
   kt::check_kernel(nk::layernorm(), grid, {x, g, beta},
                    kt::ref::layernorm(xv, gv, bv, s[0], s[1], nk::kLayernormEpsilon), tolerance(DType::fp32));
 }

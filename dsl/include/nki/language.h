@@ -263,6 +263,16 @@ class tensor {
   }
   /** The whole tensor (t[...] in NKI). */
   access all(source_location loc = source_location::current()) const { return {id_, {}, loc}; }
+  /**
+   * tensor.reshape: a tensor over the same HBM storage with `shape` (the same element count),
+   * row-major; no data is copied, and writes through it are writes of this tensor.
+   */
+  tensor reshape(const Shape& shape, source_location loc = source_location::current()) const;
+  /**
+   * tensor.view(dtype): the same HBM bytes read as `dtype`; the last dimension scales by the ratio
+   * of the element sizes (fp32 -> uint8: x4; uint8 -> fp32: /4, which must divide it).
+   */
+  tensor view(DType dtype, source_location loc = source_location::current()) const;
 
  private:
   int id_;
@@ -669,6 +679,14 @@ struct nc_matmul_options {
   std::optional<DType> dtype;  ///< the PSUM result: fp32 (the default; others are refused)
   nl::predicate mask;
   isa::matmul_perf_mode perf_mode = isa::matmul_perf_mode::none;
+  /// Transpose mode (NeuronCore-v3+): bit-accurate data movement, stationary^T for an identity
+  /// moving operand, in the stationary dtype. On NeuronCore-v2 an ordinary matmul.
+  bool is_transpose = false;
+  /// Tiling mode: {start_row, start_column} and {row_size, column_size} of the PE array, both set
+  /// or neither (the whole 128x128 array); they change timing, not values.
+  std::vector<std::int64_t> tile_position, tile_size;
+  /// Hints that an operand holds only ones and zeros (timing only: an fp32 operand streams 2x faster).
+  bool is_stationary_onezero = false, is_moving_onezero = false;
 };
 /**
  * stationary^T @ moving into PSUM (fp32): stationary [K, M<=128], moving [K, N<=512], K <= 128.

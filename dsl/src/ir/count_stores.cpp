@@ -13,6 +13,11 @@ std::vector<int> count_stores(const KernelIR& k) {
       for (int d : c->dsts) ++n[static_cast<std::size_t>(d)];  // so does a collective, each dst whole
       if (writes_metadata(*c)) ++n[static_cast<std::size_t>(c->metadata)];  // and a _v kind's received counts
     }
+  // A reshape / view(dtype) shares its tensor's storage: a store through either writes both.
+  for (const TensorDecl& t : k.tensors)
+    if (t.view_of >= 0) n[static_cast<std::size_t>(t.view_of)] += n[static_cast<std::size_t>(t.id)];
+  for (const TensorDecl& t : k.tensors)
+    if (t.view_of >= 0) n[static_cast<std::size_t>(t.id)] = n[static_cast<std::size_t>(t.view_of)];
   return n;
 }
 

@@ -80,8 +80,13 @@ struct OpPrinter {
   std::string operator()(const MatmulOp& op) const {
     const std::string pair =
         op.stationary2 >= 0 ? fmt::format(" double_row %t{}, %t{}", op.stationary2, op.moving2) : std::string();
-    return fmt::format("%t{} = matmul %t{}, %t{}{}{} : {}", op.result, op.stationary, op.moving, pair, mask_str(op.mask),
-                       tile_type(k, op.result));
+    std::string mode = op.transpose ? " transpose" : "";
+    if (op.tile_rows != 128 || op.tile_columns != 128 || op.tile_row != 0 || op.tile_column != 0)
+      mode += fmt::format(" tile({},{} size {},{})", op.tile_row, op.tile_column, op.tile_rows, op.tile_columns);
+    if (op.stationary_onezero) mode += " stationary_onezero";
+    if (op.moving_onezero) mode += " moving_onezero";
+    return fmt::format("%t{} = matmul %t{}, %t{}{}{}{} : {}", op.result, op.stationary, op.moving, pair, mode,
+                       mask_str(op.mask), tile_type(k, op.result));
   }
   std::string operator()(const TransposeOp& op) const {
     return fmt::format("%t{} = transpose %t{}{} : {}", op.result, op.data, engine_str(op.engine), tile_type(k, op.result));
@@ -177,6 +182,7 @@ std::string tensor_str(const TensorDecl& t) {
                               memory_name(t.memory));
   if (!is_hbm(t.memory) && t.shape.size() > 1) s += fmt::format(" par_dim({})", t.par_dim);
   if (t.fill) s += fmt::format(" fill({})", *t.fill);
+  if (t.view_of >= 0) s += fmt::format(" view_of(tensor {})", t.view_of);  // the same storage, reinterpreted
   // A constant's values are bound at launch, not compiled in: their hash names them in the printout.
   if (!t.values.empty()) {
     std::string bytes(t.values.size() * sizeof(double), '\0');

@@ -77,7 +77,7 @@ GridSpec matmul_fully_optimized_grid(const std::vector<Shape>& shapes, MatmulBlo
 /** softmax over each row of x [R, C]. */
 const Kernel& softmax();
 GridSpec softmax_grid(const std::vector<Shape>& shapes);
-/** NKI's RMSNorm tutorial: a [R, D], g [1, D] -> a / sqrt(mean(a^2)) * g. */
+/** NKI's RMSNorm tutorial: a [R, D], g [D] (read as a [1, D] reshape) -> a / sqrt(mean(a^2)) * g. */
 const Kernel& rmsnorm();
 GridSpec rmsnorm_grid(const std::vector<Shape>& shapes);
 // ---- A Megatron-style MLP (tutorial 09) ----

@@ -28,7 +28,7 @@ void register_library_kernels(KernelRegistry& registry) {
                 matmul_fully_optimized(), [](const std::vector<Shape>& s) { return matmul_fully_optimized_grid(s); }});
   registry.add({"softmax", "softmax over each row of x [R, C], row tiles of 128 (masked last tile)", softmax(),
                 softmax_grid});
-  registry.add({"rmsnorm", "a / sqrt(mean(a^2)) * g per row, a [R, D], g [1, D], row tiles of 128", rmsnorm(),
+  registry.add({"rmsnorm", "a / sqrt(mean(a^2)) * g per row, a [R, D], g [D], row tiles of 128", rmsnorm(),
                 rmsnorm_grid});
   registry.add({"layernorm", "(x - mean) / sqrt(var + 1e-5) * gamma + beta per row, gamma and beta [1, D]",
                 layernorm(), layernorm_grid});

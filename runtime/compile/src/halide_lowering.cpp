@@ -687,17 +687,18 @@ class KernelBuilder {
     for (const ir::Op& op : k.body) {
       for (int t : ir::tiles_read(op)) readers += t == load.result;
     }
+    // A write of any tensor sharing the read one's storage (a reshape / view(dtype)) changes it.
+    const int read = ir::storage_of(k, load.src.tensor);
+    const auto same = [&](int tensor) { return ir::storage_of(k, tensor) == read; };
     for (std::size_t i = at + 1; i < k.body.size() && readers > 0; ++i) {
       const ir::Op& op = k.body[i];
       if (ir::is_loop_marker(op)) return false;
-      if (const auto* s = std::get_if<ir::StoreOp>(&op); s && s->dst.tensor == load.src.tensor) return false;
-      if (const auto* a = std::get_if<ir::AllocOp>(&op); a && a->tensor == load.src.tensor) return false;
-      if (const auto* r = std::get_if<ir::RegisterOp>(&op);
-          r && r->kind == ir::RegisterOp::Kind::store && r->mem.tensor == load.src.tensor)
+      if (const auto* s = std::get_if<ir::StoreOp>(&op); s && same(s->dst.tensor)) return false;
+      if (const auto* a = std::get_if<ir::AllocOp>(&op); a && same(a->tensor)) return false;
+      if (const auto* r = std::get_if<ir::RegisterOp>(&op); r && r->kind == ir::RegisterOp::Kind::store && same(r->mem.tensor))
         return false;
       if (const auto* c = std::get_if<ir::CollectiveOp>(&op);
-          c && (std::find(c->dsts.begin(), c->dsts.end(), load.src.tensor) != c->dsts.end() ||
-                (ir::writes_metadata(*c) && c->metadata == load.src.tensor)))
+          c && (std::any_of(c->dsts.begin(), c->dsts.end(), same) || (ir::writes_metadata(*c) && same(c->metadata))))
         return false;
       int here = 0;
       for (int t : ir::tiles_read(op)) here += t == load.result;
@@ -887,7 +888,9 @@ class KernelBuilder {
     stf(a, kk, j) = f32(low_.tile(op.stationary)(a, kk, j));  // [K, M]: Halide (m, k)
     mvf(a, kk, j) = f32(low_.tile(op.moving)(a, kk, j));      // [K, N]: Halide (n, k)
     Halide::RDom r(0, static_cast<int>(st[0]), "k");
-    acc(n, m, j) = Expr(0.0f);
+    // Transpose mode starts from -0.0 and adds only where the moving operand is non-zero, so an
+    // identity passes every stationary value through unchanged (-0.0, infinities, NaN).
+    acc(n, m, j) = Expr(op.transpose ? -0.0f : 0.0f);
     // One fused multiply-add per product (rounded once), as the interpreter's std::fma. LLVM's
     // fma intrinsic is exact whatever strict_float says, and its per-lane calls vectorize.
     const auto fma = [](Expr x, Expr y, Expr z) {
@@ -902,6 +905,7 @@ class KernelBuilder {
       stages.push_back(stf2);
       stages.push_back(mvf2);
     }
+    if (op.transpose) next = Halide::select(mvf(n, r, j) != Expr(0.0f), next, acc(n, m, j));
     acc(n, m, j) = next;
     // The operands widened once per matmul, whole vectors at a time (M and N are the inner axes).
     const Shape& res = ir_->tiles[static_cast<std::size_t>(op.result)].shape;

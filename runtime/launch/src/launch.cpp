@@ -185,6 +185,7 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   for (const DevicePrint& p : prints) print_to << p.text << '\n';
   if (!prints.empty()) print_to.flush();
 
+  copy_view_outputs(ir, tensors);
   for (std::size_t i = 0; i < ir.outputs.size(); ++i) {
     const auto id = static_cast<std::size_t>(ir.outputs[i]);
     if (span) join_rank_outputs(world, ir.name, ir.tensors[id].name, *storage[id], initial[i]);

@@ -2,6 +2,7 @@
 #include "launch_tensors.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace nki {
 
@@ -44,6 +45,15 @@ LaunchTensors bind_launch_tensors(const ir::KernelIR& ir, const std::vector<Tens
   out.storage.resize(ir.tensors.size());
   for (const ir::TensorDecl& t : ir.tensors) {
     std::optional<Tensor>& s = out.storage[static_cast<std::size_t>(t.id)];
+    if (t.view_of >= 0) {  // reshape / view(dtype): the bytes of the tensor it reinterprets, row-major
+      const Tensor& of = *out.storage[static_cast<std::size_t>(t.view_of)];
+      out.bindings.push_back({const_cast<std::byte*>(of.data()), t.shape, row_major_strides(t.shape), t.dtype});
+      if (std::find(ir.outputs.begin(), ir.outputs.end(), t.id) != ir.outputs.end()) {
+        s.emplace(t.shape, t.dtype, device);  // a returned view: a copy of the bytes (copy_view_outputs)
+        std::memcpy(s->data(), of.data(), static_cast<std::size_t>(of.bytes()));
+      }
+      continue;
+    }
     if (t.memory == ir::Memory::hbm_input) {
       const auto pos = std::find(ir.params.begin(), ir.params.end(), t.id) - ir.params.begin();
       s = args[static_cast<std::size_t>(pos)];
@@ -62,6 +72,15 @@ LaunchTensors bind_launch_tensors(const ir::KernelIR& ir, const std::vector<Tens
                              : TensorBinding{nullptr, t.shape, row_major_strides(t.shape), t.dtype});
   }
   return out;
+}
+
+void copy_view_outputs(const ir::KernelIR& ir, LaunchTensors& tensors) {
+  for (int id : ir.outputs) {
+    const ir::TensorDecl& t = ir.tensors[static_cast<std::size_t>(id)];
+    if (t.view_of < 0) continue;
+    Tensor& out = *tensors.storage[static_cast<std::size_t>(id)];
+    std::memcpy(out.data(), tensors.storage[static_cast<std::size_t>(t.view_of)]->data(), static_cast<std::size_t>(out.bytes()));
+  }
 }
 
 }  // namespace nki

@@ -24,5 +24,10 @@ struct LaunchTensors {
  */
 LaunchTensors bind_launch_tensors(const ir::KernelIR& ir, const std::vector<Tensor>& args, const sim::Device& device,
                                   bool zero_outputs);
+/**
+ * A tensor.reshape / tensor.view the kernel returns: its storage is a copy made at binding, so
+ * after the instances ran it takes the bytes of the tensor it reinterprets again.
+ */
+void copy_view_outputs(const ir::KernelIR& ir, LaunchTensors& tensors);
 
 }  // namespace nki

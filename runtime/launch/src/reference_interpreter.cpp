@@ -228,15 +228,38 @@ class ReferenceRunner final : public CoreRunner {
     return {idx, flat};
   }
 
+  /**
+   * The elements of the storage that element `flat` of tensor `ti` covers: itself, or for a
+   * reshape / view(dtype) the elements of the tensor it reinterprets that hold its bytes.
+   * Checked mode tracks writers per element of that one storage.
+   */
+  struct StorageElements {
+    std::size_t tensor;
+    std::int64_t first, count;
+  };
+  StorageElements storage_elements(std::size_t ti, std::int64_t flat) const {
+    const ir::TensorDecl& t = ir_.tensors[ti];
+    if (t.view_of < 0) return {ti, flat, 1};
+    const ir::TensorDecl& of = ir_.tensors[static_cast<std::size_t>(t.view_of)];
+    const std::int64_t vb = dtype_bytes(t.dtype), ob = dtype_bytes(of.dtype);
+    const std::int64_t first = flat * vb / ob, last = ((flat + 1) * vb - 1) / ob;
+    return {static_cast<std::size_t>(t.view_of), first, last - first + 1};
+  }
+
   /** A read of element `c` of access `a` by op `op`: it must have been written (or filled, or be an argument). */
   void check_read(const ir::Access& a, const std::vector<std::int64_t>& c, const SourceLoc& loc) const {
-    const std::size_t ti = static_cast<std::size_t>(a.tensor);
-    const ir::TensorDecl& t = ir_.tensors[ti];
+    const ir::TensorDecl& t = ir_.tensors[static_cast<std::size_t>(a.tensor)];
+    const std::size_t ti = static_cast<std::size_t>(ir::storage_of(ir_, a.tensor));
     if ((t.memory == ir::Memory::hbm_input || t.memory == ir::Memory::constant_hbm) && !checked_->writers[ti]) return;
     const auto [idx, flat] = coord_of(a, c);
-    bool ok;
-    if (ir::is_per_instance(t.memory)) ok = written_[ti][static_cast<std::size_t>(flat)] != 0;
-    else ok = !checked_->writers[ti] || checked_->writers[ti][static_cast<std::size_t>(flat)].load(std::memory_order_acquire) != kNeverWritten;
+    bool ok = true;
+    if (ir::is_per_instance(t.memory)) {
+      ok = written_[ti][static_cast<std::size_t>(flat)] != 0;
+    } else if (checked_->writers[ti]) {
+      const StorageElements e = storage_elements(static_cast<std::size_t>(a.tensor), flat);
+      for (std::int64_t f = e.first; f < e.first + e.count; ++f)
+        ok = ok && checked_->writers[ti][static_cast<std::size_t>(f)].load(std::memory_order_acquire) != kNeverWritten;
+    }
     if (ok) return;
     throw UserError("err_uninitialized_read", ir_.name, loc,
                     fmt::format("{} reads element [{}] of tensor {} {} ({}), which nothing wrote: fresh {} holds {}",
@@ -286,6 +309,15 @@ class ReferenceRunner final : public CoreRunner {
       if (!holds(op.mask, c)) continue;
       if (op.accumulate) check_read(op.dst, c, op.loc);
       const auto [idx, flat] = coord_of(op.dst, c);
+      if (t.view_of >= 0) {  // a write through a reshape / view(dtype) is a write of the storage's elements
+        const StorageElements e = storage_elements(ti, flat);
+        for (std::int64_t f = e.first; f < e.first + e.count; ++f) {
+          const std::int64_t old = checked_->writers[e.tensor][static_cast<std::size_t>(f)].exchange(rec, std::memory_order_acq_rel);
+          if (old >= 0 && old != rec && conflict(checked_->records[old], checked_->records[rec]))
+            report_conflict(t, idx, checked_->records[old], checked_->records[rec], op.loc);
+        }
+        continue;
+      }
       const std::size_t f = static_cast<std::size_t>(flat);
       std::int64_t old = kNeverWritten;
       if (t.memory == ir::Memory::private_hbm) old = std::exchange(own_writer_[ti][f], rec);
@@ -304,6 +336,11 @@ class ReferenceRunner final : public CoreRunner {
     if (ir::is_per_instance(t.memory)) {
       written_[ti][f] = 1;
       if (!mem_undef_[ti].empty()) mem_undef_[ti][f] = kDefined;
+    } else if (t.view_of >= 0) {
+      const StorageElements e = storage_elements(ti, static_cast<std::int64_t>(f));
+      if (checked_->writers[e.tensor])
+        for (std::int64_t g = e.first; g < e.first + e.count; ++g)
+          checked_->writers[e.tensor][static_cast<std::size_t>(g)].store(kFilled, std::memory_order_release);
     } else if (checked_->writers[ti]) {
       checked_->writers[ti][f].store(kFilled, std::memory_order_release);
     }
@@ -606,7 +643,14 @@ class ReferenceRunner final : public CoreRunner {
         if (pair)
           for (std::int64_t k = 0; k < K; ++k) note_read(op.stationary2, k * M + c[0]), note_read(op.moving2, k * N + c[1]);
       }
-      for (std::int64_t k = 0; k < K; ++k) {
+      if (op.transpose) {  // transpose mode: only the moving operand's non-zeros pass a value, from -0.0
+        acc = -0.0f;
+        for (std::int64_t k = 0; k < K; ++k) {
+          const auto i = static_cast<std::size_t>(k * M + c[0]), j = static_cast<std::size_t>(k * N + c[1]);
+          if (f32(b[j]) != 0.0f) acc = std::fma(f32(a[i]), f32(b[j]), acc);
+        }
+      }
+      for (std::int64_t k = 0; k < K && !op.transpose; ++k) {
         const auto i = static_cast<std::size_t>(k * M + c[0]), j = static_cast<std::size_t>(k * N + c[1]);
         acc = std::fma(f32(a[i]), f32(b[j]), acc);
         if (pair) acc = std::fma(f32(a2[i]), f32(b2[j]), acc);
@@ -838,7 +882,7 @@ class ReferenceProgram final : public Program {
     checked_->writers.resize(ir_->tensors.size());
     for (const ir::TensorDecl& t : ir_->tensors) {
       const bool shared = t.memory == ir::Memory::hbm_input || t.memory == ir::Memory::shared_hbm;
-      if (!shared) continue;
+      if (!shared || t.view_of >= 0) continue;  // a view's writes are tracked on the storage it reinterprets
       const bool output = t.memory == ir::Memory::shared_hbm;
       if (!output && stored[static_cast<std::size_t>(t.id)] == 0) continue;
       const std::int64_t n = shape_elements(t.shape);
@@ -853,7 +897,8 @@ class ReferenceProgram final : public Program {
   /** Checked mode: an output element no instance wrote is err_tensor_output_not_written_to. */
   void end_launch(const std::vector<TensorBinding>&) const override {
     if (!checked_) return;
-    for (int id : ir_->outputs) {
+    for (int output : ir_->outputs) {
+      const int id = ir::storage_of(*ir_, output);  // a returned view: its storage's elements
       const ir::TensorDecl& t = ir_->tensors[static_cast<std::size_t>(id)];
       const auto& w = checked_->writers[static_cast<std::size_t>(id)];
       const std::int64_t n = shape_elements(t.shape);

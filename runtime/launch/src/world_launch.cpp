@@ -311,6 +311,7 @@ WorldResult WorldLaunch::run(const std::vector<WorldArg>& args) const {
   print_to.flush();
 
   // Each output as the sharded tensor its declared spec makes of the ranks' copies.
+  for (LaunchTensors& mine : tensors) copy_view_outputs(ir, mine);
   for (std::size_t i = 0; i < ir.outputs.size(); ++i) {
     const auto id = static_cast<std::size_t>(ir.outputs[i]);
     const ir::TensorDecl& t = ir.tensors[id];

@@ -41,6 +41,9 @@ struct TensorDecl {
   int par_dim = 0;                   ///< the partition dimension of an on-chip array (nl::par_dim)
   std::optional<double> fill;        ///< zeros / ones / full: the value every element starts with
   std::vector<double> values;        ///< constant_hbm: every element, row-major, exact in dtype
+  /// tensor.reshape / tensor.view(dtype): the tensor whose storage this one reinterprets (always one
+  /// with its own storage, row-major, the same bytes); -1: the tensor has its own storage.
+  int view_of = -1;
 };
 
 /**
@@ -279,6 +282,16 @@ struct MatmulOp {
   /// perf_mode double_row: the second row pair, contracted in the same pass (k ascending, the
   /// first row then the second at each k); -1 otherwise.
   int stationary2 = -1, moving2 = -1;
+  /// is_transpose on NeuronCore-v3+: data movement, bit-accurate. The result has the stationary
+  /// operand's dtype; each element is the sum, from -0.0, of the terms whose moving element is
+  /// non-zero (an identity moving operand gives stationary^T exactly, NaN and -0.0 included).
+  bool transpose = false;
+  /// tile_position / tile_size: the rows and columns of the 128x128 PE array the instruction
+  /// uses (the whole array by default). Timing only: matmuls on disjoint row tiles overlap.
+  std::int64_t tile_row = 0, tile_column = 0, tile_rows = 128, tile_columns = 128;
+  /// is_stationary_onezero / is_moving_onezero: the author's promise that the operand holds only
+  /// ones and zeros. Timing only (an fp32 operand so marked streams at twice the rate).
+  bool stationary_onezero = false, moving_onezero = false;
 };
 
 /** result[f, p] = x[p, f] (2-D tiles). */
@@ -541,6 +554,12 @@ struct KernelIR {
   /// group is the rank's own); -1: SPMD, the rank is a run-time value.
   int baked_rank = -1;
 };
+
+/** The tensor whose storage `t` is: `t` itself, or the tensor a reshape / view(dtype) of it reinterprets. */
+inline int storage_of(const KernelIR& k, int t) {
+  const int v = k.tensors[static_cast<std::size_t>(t)].view_of;
+  return v < 0 ? t : v;
+}
 
 /** Whether any index of the kernel reads rank_id(). */
 bool reads_rank(const KernelIR& k);

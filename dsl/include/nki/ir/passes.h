@@ -15,7 +15,7 @@ std::string print(const KernelIR& k);
 /** 16 hex digits identifying the canonical text (64-bit FNV-1a). */
 std::string hash_text(const std::string& text);
 
-/** How many store ops write each tensor, indexed by tensor id. */
+/** How many store ops write each tensor, indexed by tensor id (a tensor and its views count every store to their one storage). */
 std::vector<int> count_stores(const KernelIR& k);
 
 /**

@@ -51,7 +51,12 @@ struct Instruction {
   std::string what;               ///< e.g. "nc_matmul [128,128]x[128,512] bf16"
   Engine trigger = Engine::dma;   ///< DMA: the engine that writes its descriptors first (dge_mode), if trigger_us > 0
   double trigger_us = 0;
+  /// Tensor engine: the 32-row tiles of the 128x128 PE array it occupies, a bit each (matmul
+  /// tiling mode; every other instruction the whole array).
+  std::uint32_t pe_rows = 0xF;
 };
+/** The PE array's rows in tiles of 32: the finest row tiling of nc_matmul (NeuronCore-v3+). */
+inline constexpr int kPeRowTiles = 4;
 
 /** The instruction an op becomes; nullopt-like `engine` unset is signalled by returning false. */
 bool instruction_of(const ir::KernelIR& k, std::size_t op, const TargetSpec& t, Instruction& out);
