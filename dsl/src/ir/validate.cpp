@@ -95,9 +95,10 @@ struct Validator {
     for (std::size_t d = 0; d < a.indices.size(); ++d) {
       if (t.placement.storage[d] == t.shape[d] || !has_symbol(a.indices[d], Sym::Kind::axis)) continue;
       fail("err_block_index_not_scalar", a.loc,
-           fmt::format("tensor {} {} has {} physical blocks along block dimension {} (mod_alloc); its index {} "
+           fmt::format("tensor {} {}{} has {} physical blocks along block dimension {} (mod_alloc); its index {} "
                        "varies over the tile: index one block at a time",
-                       t.name, shape_str(t.shape), t.placement.storage[d], d, to_string(a.indices[d])));
+                       t.name, dtype_name(t.dtype), shape_str(t.shape), t.placement.storage[d], d,
+                       to_string(a.indices[d])));
     }
   }
 
