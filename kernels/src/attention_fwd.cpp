@@ -294,17 +294,24 @@ nl::tensor fused_body(nl::tensor q, nl::tensor k, nl::tensor v, FusedLoop opt) {
 }
 
 /**
- * v8a and v9: the loop body split into stages over arrays allocated once, V and the scores
- * transposed by a matmul with a constant identity, a bf16 output. v9 double-buffers the
+ * v8a and v11: the loop body split into stages over arrays allocated once, V and the scores
+ * transposed by a matmul with a constant identity, a bf16 output. v11 double-buffers the
  * stages' arrays by q-tile parity (NKI: `i_tile_q % 2`; index expressions here are affine, so
- * the sequential loop walks pairs of q tiles, parity 0 then 1: the same order). NKI's v9
- * places every array by hand (sbuf / psum mod_alloc); here the arrays are plain SBUF / PSUM.
+ * the sequential loop walks pairs of q tiles, parity 0 then 1: the same order), with plain
+ * SBUF / PSUM arrays (v9 and v10, which place them by hand, are placed_body below).
  * v8a transposes V with nc_matmul(..., is_transpose=True); a matmul with the identity gives the
  * same values for finite inputs, which is what this port computes. The PSUM arrays see below.
  */
-nl::tensor staged_body(nl::tensor q, nl::tensor k, nl::tensor v, bool double_buffered) {
+/** How staged_body orders its stages over the q tiles. */
+enum class StageOrder {
+  one_tile_at_a_time,  ///< v8a: every stage of q tile i before any of i + 1
+  pipelined,           ///< v11: the stages of three consecutive q tiles interleaved (software pipelining)
+};
+
+nl::tensor staged_body(nl::tensor q, nl::tensor k, nl::tensor v, StageOrder order) {
   const std::int64_t d_head = q.shape()[0], seqlen_q = q.shape()[1], seqlen_kv = seqlen_q;
   const auto f32 = nl::float32, bf16 = nl::bfloat16;
+  const bool double_buffered = order != StageOrder::one_tile_at_a_time;
   const int buffers = double_buffered ? 2 : 1;
 
   auto identity = nl::shared_constant({128, 128}, identity_values(128), v.dtype());
@@ -345,18 +352,24 @@ nl::tensor staged_body(nl::tensor q, nl::tensor k, nl::tensor v, bool double_buf
   auto sum_row_tiles = nl::ndarray({par_dim(PMAX), buffers, kv_blocks}, f32, nl::sbuf, "sum_row_tiles");
   auto row_max_kv_shared = nl::ndarray({par_dim(PMAX), kv_blocks}, f32, nl::sbuf, "row_max_kv");
 
+  // One block of Q @ K for q tile i_tile_q, evicted to SBUF with its row max on the way.
+  auto qk_block = [&](const nl::index& i_tile_q, const nl::index& buf, const nl::index& i_tile_kv,
+                      const nl::tensor& row_max_kv) {
+    qk[i_tile_kv] = isa::nc_matmul(q_sbuf[ds(0, PMAX), ds(i_tile_q * PMAX, PMAX)],
+                                   k_sbuf[ds(0, PMAX), ds(i_tile_kv * FMAX_MOVING, FMAX_MOVING)]);
+    qk_sbuf[_, buf, i_tile_kv, _] =
+        isa::tensor_scalar_reduce(qk[i_tile_kv], nl::multiply, 1.0, nl::maximum, row_max_kv[_, i_tile_kv]);
+  };
+  auto negated_row_max = [&](const nl::tensor& row_max_kv) {
+    row_max[_, _] = isa::tensor_reduce(nl::maximum, row_max_kv[_, _], 1, {.negate = true, .keepdims = true});
+  };
   auto qk_max = [&](const nl::index& i_tile_q, const nl::index& buf) {
-    // v8a allocates row_max_kv afresh for each q tile; v9 keeps one.
+    // v8a allocates row_max_kv afresh for each q tile; v11 keeps one.
     nl::tensor row_max_kv = double_buffered
                                 ? row_max_kv_shared
                                 : nl::ndarray({par_dim(PMAX), kv_blocks}, f32, nl::sbuf, "row_max_kv");
-    for (auto i_tile_kv : nl::affine_range(kv_blocks)) {
-      qk[i_tile_kv] = isa::nc_matmul(q_sbuf[ds(0, PMAX), ds(i_tile_q * PMAX, PMAX)],
-                                     k_sbuf[ds(0, PMAX), ds(i_tile_kv * FMAX_MOVING, FMAX_MOVING)]);
-      qk_sbuf[_, buf, i_tile_kv, _] =
-          isa::tensor_scalar_reduce(qk[i_tile_kv], nl::multiply, 1.0, nl::maximum, row_max_kv[_, i_tile_kv]);
-    }
-    row_max[_, _] = isa::tensor_reduce(nl::maximum, row_max_kv[_, _], 1, {.negate = true, .keepdims = true});
+    for (auto i_tile_kv : nl::affine_range(kv_blocks)) qk_block(i_tile_q, buf, i_tile_kv, row_max_kv);
+    negated_row_max(row_max_kv);
   };
   auto exp_row_sum = [&](const nl::index& buf) {
     for (auto i_tile_kv : nl::affine_range(kv_blocks))
@@ -373,12 +386,27 @@ nl::tensor staged_body(nl::tensor q, nl::tensor k, nl::tensor v, bool double_buf
       scores_sbuf_t[_, i_tile_kv, _] = isa::tensor_copy(scores_psum_t[i_tile_kv], {.dtype = bf16});
     }
   };
+  // NKI starts a matmul accumulation group afresh; here `+=` adds to what the array holds: zeros.
+  auto fresh_attn_out_psum = [&] { return nl::zeros({par_dim(PMAX), PMAX}, f32, nl::psum, "attn_out_psum"); };
+  auto pv_block = [&](const nl::tensor& attn_out_psum, const nl::index& i_tile_kv) {
+    attn_out_psum[_, _] += isa::nc_matmul(scores_sbuf_t[_, i_tile_kv, _], v_sbuf_t[_, i_tile_kv, _]);
+  };
   auto pv_matmul = [&]() {
-    // NKI starts a matmul accumulation group afresh; here `+=` adds to what the array holds: zeros.
-    auto attn_out_psum = nl::zeros({par_dim(PMAX), PMAX}, f32, nl::psum, "attn_out_psum");
-    for (auto i_tile_kv : nl::affine_range(seqlen_kv / PMAX))
-      attn_out_psum[_, _] += isa::nc_matmul(scores_sbuf_t[_, i_tile_kv, _], v_sbuf_t[_, i_tile_kv, _]);
+    auto attn_out_psum = fresh_attn_out_psum();
+    for (auto i_tile_kv : nl::affine_range(seqlen_kv / PMAX)) pv_block(attn_out_psum, i_tile_kv);
     attn_out_sbuf[_, _] = isa::tensor_copy(attn_out_psum, {.dtype = f32});
+  };
+  // v11: P @ V of q tile i_tile_q interleaved, block by block, with Q @ K of tile i_tile_q + 2
+  // (buffer buf_ahead), so the Tensor engine has the next matmul while the Vector engine evicts.
+  auto fused_qkmax_and_pv = [&](const nl::index& i_tile_q, const nl::index& buf_ahead) {
+    auto attn_out_psum = fresh_attn_out_psum();
+    for (auto i_tile_kv : nl::affine_range(kv_blocks)) {
+      qk_block(i_tile_q + 2, buf_ahead, i_tile_kv, row_max_kv_shared);
+      for (auto i_tile_kv_i : nl::affine_range(FMAX_MOVING / PMAX))
+        pv_block(attn_out_psum, i_tile_kv * (FMAX_MOVING / PMAX) + i_tile_kv_i);
+    }
+    attn_out_sbuf[_, _] = isa::tensor_copy(attn_out_psum, {.dtype = f32});
+    negated_row_max(row_max_kv_shared);
   };
   auto write_back = [&](const nl::index& i_tile_q, const nl::index& buf) {
     sum_row[_, _] = isa::tensor_reduce(nl::add, sum_row_tiles[_, buf, _], 1, {.keepdims = true});
@@ -394,11 +422,37 @@ nl::tensor staged_body(nl::tensor q, nl::tensor k, nl::tensor v, bool double_buf
     pv_matmul();
     write_back(i_tile_q, buf);
   };
-  if (double_buffered) {
-    for (auto pair : nl::sequential_range(num_tile_q / 2))
-      for (std::int64_t parity = 0; parity < 2; ++parity) tile_q(pair * 2 + parity, parity);
-  } else {
-    for (auto i_tile_q : nl::sequential_range(num_tile_q)) tile_q(i_tile_q, 0);
+  switch (order) {
+    case StageOrder::one_tile_at_a_time:
+      for (auto i_tile_q : nl::sequential_range(num_tile_q)) tile_q(i_tile_q, 0);
+      break;
+    case StageOrder::pipelined: {
+      // NKI's v11: a prologue that runs tile 0 up to its transpose and tile 1's Q @ K, a steady
+      // state in which iteration i finishes tile i and starts tiles i + 1 and i + 2, and an
+      // epilogue for the last two tiles. Tile i's buffers are i % 2: num_tile_q - 2 is even
+      // (seqlen is a multiple of 512), so the loop walks pairs, parity 0 then 1.
+      qk_max(0, 0);
+      exp_row_sum(0);
+      transpose_scores();
+      qk_max(1, 1);
+      for (auto pair : nl::sequential_range((num_tile_q - 2) / 2)) {
+        nl::no_reorder keep_program_order;  // NKI: sequential_range(..., directives=no_reorder())
+        for (std::int64_t parity = 0; parity < 2; ++parity) {
+          const nl::index i_tile_q = pair * 2 + parity;
+          exp_row_sum(1 - parity);
+          fused_qkmax_and_pv(i_tile_q, parity);
+          transpose_scores();
+          write_back(i_tile_q, parity);
+        }
+      }
+      pv_matmul();
+      write_back(num_tile_q - 2, 0);
+      exp_row_sum(1);
+      transpose_scores();
+      pv_matmul();
+      write_back(num_tile_q - 1, 1);
+      break;
+    }
   }
   return kernel_out;
 }
@@ -556,7 +610,8 @@ nl::tensor placed_body(nl::tensor q, nl::tensor k, nl::tensor v, bool pipelined)
   exp_row_sum(0);
   transpose_scores(0);
   qk_max(1);
-  for (auto i_tile_q : nl::sequential_range(num_tile_q - 2)) {  // NKI: directives=no_reorder(); this order is kept
+  for (auto i_tile_q : nl::sequential_range(num_tile_q - 2)) {
+    nl::no_reorder keep_program_order;  // NKI: sequential_range(..., directives=no_reorder())
     exp_row_sum(i_tile_q + 1);
     fused_qkmax_and_pv(i_tile_q);
     transpose_scores(i_tile_q + 1);
@@ -589,9 +644,12 @@ nl::tensor v8_body(nl::tensor q, nl::tensor k, nl::tensor v) {
   return fused_body(q, k, v,
                     {.delay_division = true, .activation_sum = true, .scores_dtype = DType::bf16, .evict_psum = true});
 }
-nl::tensor v8a_body(nl::tensor q, nl::tensor k, nl::tensor v) { return staged_body(q, k, v, false); }
+nl::tensor v8a_body(nl::tensor q, nl::tensor k, nl::tensor v) {
+  return staged_body(q, k, v, StageOrder::one_tile_at_a_time);
+}
 nl::tensor v9_body(nl::tensor q, nl::tensor k, nl::tensor v) { return placed_body(q, k, v, false); }
 nl::tensor v10_body(nl::tensor q, nl::tensor k, nl::tensor v) { return placed_body(q, k, v, true); }
+nl::tensor v11_body(nl::tensor q, nl::tensor k, nl::tensor v) { return staged_body(q, k, v, StageOrder::pipelined); }
 
 }  // namespace
 
@@ -606,6 +664,7 @@ const Kernel& attn_fwd_v8() { return make<v8_body>("attn_fwd_v8"); }
 const Kernel& attn_fwd_v8a() { return make<v8a_body>("attn_fwd_v8a"); }
 const Kernel& attn_fwd_v9() { return make<v9_body>("attn_fwd_v9"); }
 const Kernel& attn_fwd_v10() { return make<v10_body>("attn_fwd_v10"); }
+const Kernel& attn_fwd_v11() { return make<v11_body>("attn_fwd_v11"); }
 
 const std::vector<AttentionVersion>& attention_versions() {
   static const std::vector<AttentionVersion> versions = {
@@ -622,6 +681,8 @@ const std::vector<AttentionVersion>& attention_versions() {
       {"attn_fwd_v9", "v8a with every array placed by hand (sbuf / psum mod_alloc), two buffers per q-tile stage",
        attn_fwd_v9, 512, true},
       {"attn_fwd_v10", "v9 software-pipelined: Q @ K of q tile i + 2 runs with P @ V of tile i", attn_fwd_v10, 512, true},
+      {"attn_fwd_v11", "v9 software-pipelined: P @ V of a tile beside Q @ K of the tile two ahead", attn_fwd_v11, 512,
+       true},
   };
   return versions;
 }

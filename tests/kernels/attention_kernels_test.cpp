@@ -40,7 +40,7 @@ TEST_CASE("attention tutorial - every version matches softmax(q^T k) v^T in fp32
 TEST_CASE("attention tutorial - the tiled versions at seqlen 1024" * doctest::skip(test::sanitized_build)) {
   // (v3 keeps a [128, 512] PSUM block per q tile and kv block in one array: at 1024 that is more
   // than PSUM's 16 KiB per partition, err_size_of_dimension_exceed_arch_limit.)
-  for (const char* name : {"attn_fwd_v4", "attn_fwd_v8", "attn_fwd_v9"}) {
+  for (const char* name : {"attn_fwd_v4", "attn_fwd_v8", "attn_fwd_v9", "attn_fwd_v11"}) {
     CAPTURE(std::string(name));
     const nk::AttentionVersion* a = nullptr;
     for (const nk::AttentionVersion& x : nk::attention_versions())

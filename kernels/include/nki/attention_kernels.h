@@ -34,6 +34,7 @@ const Kernel& attn_fwd_v8();   ///< PSUM evicted early by tensor_scalar_reduce o
 const Kernel& attn_fwd_v8a();  ///< v8 refactored into stages, identity-matmul transposes, bf16 output
 const Kernel& attn_fwd_v9();   ///< v8a with every array placed by hand (nki.compiler mod_alloc), double-buffered stages
 const Kernel& attn_fwd_v10();  ///< v9 software-pipelined across consecutive q tiles
+const Kernel& attn_fwd_v11();  ///< v9 software-pipelined: three q tiles' stages interleaved
 
 /**
  * The launch of a version for inputs `shapes`: no grid. Checks the tutorial's asserts: three
