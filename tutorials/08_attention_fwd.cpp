@@ -9,7 +9,10 @@
  * activation subtract the max (as a bias), exponentiate and sum the row; v7 keeps scores and V
  * in bf16 for the transposes and the P @ V matmul; v8 copies Q @ K out of PSUM early with
  * tensor_scalar_reduce, computing the row max on the way; v8a splits the loop into stages over
- * arrays allocated once and transposes with an identity matmul; v9 double-buffers the stages.
+ * arrays allocated once and transposes with an identity matmul; v9 places every array by hand
+ * (nki::compiler's sbuf / psum mod_alloc), two buffers for the stages a q tile hands on; v10
+ * software-pipelines v9, Q @ K of q tile i + 2 running with P @ V of tile i; v11 is the same
+ * pipeline over plain SBUF / PSUM buffers.
  *
  * Each version is checked against the tutorial's float64 reference and its simulated latency on
  * trn2 printed: how the changes move time between the engines.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "compiler_alloc.h"
 #include "nki/trace.h"
 
 namespace nki::language {
@@ -218,7 +219,7 @@ void check_tensor_scope(Trace& t, int tensor, const SourceLoc& loc) {
 }
 
 tensor allocate(const shape_spec& spec, DType dtype, buffer buf, const std::string& name, std::optional<double> fill,
-                const char* op, source_location sl) {
+                const char* op, source_location sl, const compiler::allocation* placed = nullptr) {
   Trace& t = Trace::current(op, sl);
   const SourceLoc loc = SourceLoc::from(sl);
   Shape shape;
@@ -252,15 +253,19 @@ tensor allocate(const shape_spec& spec, DType dtype, buffer buf, const std::stri
                        "level of the kernel",
                        op));
   }
+  ir::Placement placement;
   if (!ir::is_hbm(mem)) {
     if (shape[static_cast<std::size_t>(par)] > tile_limits::pmax) {
       t.fail("err_num_partition_exceed_arch_limit", loc,
              fmt::format("number of partitions {} exceeds architecture limitation of {} (nl::{} in {})",
                          shape[static_cast<std::size_t>(par)], tile_limits::pmax, op, buffer_name(buf)));
     }
+    if (placed != nullptr) placement = compiler::detail::place(t, *placed, shape, par, dtype, op, loc);
+    // A placed array needs its physical blocks only: blocks that share memory count once.
+    const Shape& storage = placement.placed ? placement.storage : shape;
     std::int64_t per_partition = dtype_bytes(dtype);
-    for (std::size_t d = 0; d < shape.size(); ++d)
-      if (static_cast<int>(d) != par) per_partition *= shape[d];
+    for (std::size_t d = 0; d < storage.size(); ++d)
+      if (static_cast<int>(d) != par) per_partition *= storage[d];
     const std::int64_t limit = mem == ir::Memory::psum ? tile_limits::psum_partition_bytes : tile_limits::sbuf_partition_bytes;
     if (per_partition > limit) {
       t.fail("err_size_of_dimension_exceed_arch_limit", loc,
@@ -272,6 +277,8 @@ tensor allocate(const shape_spec& spec, DType dtype, buffer buf, const std::stri
   ir::TensorDecl& decl = t.ir().tensors[static_cast<std::size_t>(id)];
   decl.par_dim = par;
   decl.fill = fill;
+  decl.placement = std::move(placement);
+  if (placed != nullptr) compiler::detail::check_placement(t, id);
   if (mem == ir::Memory::shared_hbm) t.ir().outputs.push_back(id);
   if (ir::is_per_instance(mem)) t.emit(ir::AllocOp{id, loc});
   return tensor(id);
@@ -296,6 +303,14 @@ like_info like_of(const like_source& like, const char* op, source_location sl) {
 
 tensor ndarray(const shape_spec& shape, DType dtype, buffer buf, const std::string& name, source_location loc) {
   return allocate(shape, dtype, buf, name, std::nullopt, "ndarray", loc);
+}
+tensor ndarray(const shape_spec& shape, DType dtype, const compiler::allocation& buf, const std::string& name,
+               source_location loc) {
+  return allocate(shape, dtype, buf.memory, name, std::nullopt, "ndarray", loc, &buf);
+}
+tensor zeros(const shape_spec& shape, DType dtype, const compiler::allocation& buf, const std::string& name,
+             source_location loc) {
+  return allocate(shape, dtype, buf.memory, name, 0.0, "zeros", loc, &buf);
 }
 tensor zeros(const shape_spec& shape, DType dtype, buffer buf, const std::string& name, source_location loc) {
   return allocate(shape, dtype, buf, name, 0.0, "zeros", loc);

@@ -17,6 +17,7 @@
 
 namespace nl = nki::language;
 namespace isa = nki::isa;
+namespace ncc = nki::compiler;
 
 namespace nki::kernels {
 
@@ -293,18 +294,17 @@ nl::tensor fused_body(nl::tensor q, nl::tensor k, nl::tensor v, FusedLoop opt) {
 }
 
 /**
- * v8a and v9: the loop body split into stages over arrays allocated once, V and the scores
- * transposed by a matmul with a constant identity, a bf16 output. v9 double-buffers the
+ * v8a and v11: the loop body split into stages over arrays allocated once, V and the scores
+ * transposed by a matmul with a constant identity, a bf16 output. v11 double-buffers the
  * stages' arrays by q-tile parity (NKI: `i_tile_q % 2`; index expressions here are affine, so
- * the sequential loop walks pairs of q tiles, parity 0 then 1: the same order). NKI's v9
- * places every array by hand (sbuf / psum mod_alloc); here the arrays are plain SBUF / PSUM.
+ * the sequential loop walks pairs of q tiles, parity 0 then 1: the same order), with plain
+ * SBUF / PSUM arrays (v9 and v10, which place them by hand, are placed_body below).
  * v8a transposes V with nc_matmul(..., is_transpose=True); a matmul with the identity gives the
  * same values for finite inputs, which is what this port computes. The PSUM arrays see below.
  */
 /** How staged_body orders its stages over the q tiles. */
 enum class StageOrder {
   one_tile_at_a_time,  ///< v8a: every stage of q tile i before any of i + 1
-  double_buffered,     ///< v9: the same order, the arrays the stages hand on in two buffers
   pipelined,           ///< v11: the stages of three consecutive q tiles interleaved (software pipelining)
 };
 
@@ -364,7 +364,7 @@ nl::tensor staged_body(nl::tensor q, nl::tensor k, nl::tensor v, StageOrder orde
     row_max[_, _] = isa::tensor_reduce(nl::maximum, row_max_kv[_, _], 1, {.negate = true, .keepdims = true});
   };
   auto qk_max = [&](const nl::index& i_tile_q, const nl::index& buf) {
-    // v8a allocates row_max_kv afresh for each q tile; v9 keeps one.
+    // v8a allocates row_max_kv afresh for each q tile; v11 keeps one.
     nl::tensor row_max_kv = double_buffered
                                 ? row_max_kv_shared
                                 : nl::ndarray({par_dim(PMAX), kv_blocks}, f32, nl::sbuf, "row_max_kv");
@@ -426,10 +426,6 @@ nl::tensor staged_body(nl::tensor q, nl::tensor k, nl::tensor v, StageOrder orde
     case StageOrder::one_tile_at_a_time:
       for (auto i_tile_q : nl::sequential_range(num_tile_q)) tile_q(i_tile_q, 0);
       break;
-    case StageOrder::double_buffered:
-      for (auto pair : nl::sequential_range(num_tile_q / 2))
-        for (std::int64_t parity = 0; parity < 2; ++parity) tile_q(pair * 2 + parity, parity);
-      break;
     case StageOrder::pipelined: {
       // NKI's v11: a prologue that runs tile 0 up to its transpose and tile 1's Q @ K, a steady
       // state in which iteration i finishes tile i and starts tiles i + 1 and i + 2, and an
@@ -461,6 +457,175 @@ nl::tensor staged_body(nl::tensor q, nl::tensor k, nl::tensor v, StageOrder orde
   return kernel_out;
 }
 
+/**
+ * NKI's SBufAllocator: each array right after the previous one, `size` elements of `dtype` per
+ * partition times `num_buffers`, as sbuf mod_alloc with num_buffers tiles. One per trace (the
+ * tutorial's is a module global, so a second trace there would continue where the first ended).
+ */
+struct SbufAllocator {
+  std::int64_t offset = 0;
+  ncc::allocation allocate(std::int64_t size, DType dtype, std::int64_t num_buffers = 1) {
+    const std::int64_t addr = offset;
+    offset += size * num_buffers * dtype_bytes(dtype);
+    return ncc::sbuf::mod_alloc({.base_addr = addr, .num_free_tiles = {num_buffers}});
+  }
+};
+
+/**
+ * v9 and v10 as NKI writes them: every on-chip array placed by hand (SbufAllocator, psum
+ * mod_alloc), the stages of one q tile as functions of its index. v10 software-pipelines them:
+ * a prologue, a loop whose iteration i runs exp_row_sum(i + 1), Q @ K of tile i + 2 fused with
+ * P @ V of tile i, transpose_scores(i + 1) and write_back(i), and an epilogue. Where the C++
+ * differs:
+ * - NKI indexes qk_sbuf and sum_row_tiles [par, 2, ...] by `i_tile_q % 2` (index expressions
+ *   here are affine); here they carry a leading q-tile block dimension with the same two tiles
+ *   (num_buffers = 2 at the same address and size), so block i lives at i mod 2: the same
+ *   memory, indexed by i_tile_q.
+ * - NKI lets v_psum_t (banks 0-7), qk and scores_psum_t (banks 0-6) share PSUM banks; placed
+ *   arrays here must not overlap (err_allocation_overlap), so qk takes banks 0-2, scores_psum_t
+ *   3-5, v_psum_t 6, attn_out_psum 7 (as NKI's). Every block is still reused modulo its tiles.
+ * - NKI's first matmul of an accumulation group overwrites PSUM; `+=` here adds to what is
+ *   there, and attn_out_psum's one bank holds the previous q tile's sums, so each q tile's
+ *   block is zeroed by an isa::memset first.
+ */
+nl::tensor placed_body(nl::tensor q, nl::tensor k, nl::tensor v, bool pipelined) {
+  const std::int64_t d_head = q.shape()[0], seqlen_q = q.shape()[1], seqlen_kv = seqlen_q;
+  const auto f32 = nl::float32, bf16 = nl::bfloat16;
+  SbufAllocator allocator;
+
+  auto identity = nl::shared_constant({128, 128}, identity_values(128), v.dtype());
+  auto identity_load = nl::ndarray({par_dim(128), 128}, v.dtype(), allocator.allocate(128, v.dtype()), "identity_load");
+  identity_load.all() = nl::load(identity);
+  auto identity_bf16 = nl::ndarray({par_dim(128), 128}, bf16, allocator.allocate(128, bf16), "identity_bf16");
+  identity_bf16.all() = isa::tensor_copy(identity_load, {.dtype = bf16});
+
+  auto kernel_out = nl::ndarray({seqlen_q, d_head}, bf16, nl::shared_hbm, "kernel_out");
+  auto q_sbuf = nl::ndarray({d_head, seqlen_q}, q.dtype(), allocator.allocate(seqlen_q, q.dtype()), "q_sbuf");
+  auto k_sbuf = nl::ndarray({d_head, seqlen_kv}, k.dtype(), allocator.allocate(seqlen_kv, k.dtype()), "k_sbuf");
+  auto v_sbuf = nl::ndarray({d_head, seqlen_kv}, v.dtype(), allocator.allocate(seqlen_kv, v.dtype()), "v_sbuf");
+  q_sbuf.all() = nl::load(q);
+  k_sbuf.all() = nl::load(k);
+  v_sbuf.all() = nl::load(v);
+
+  // v has the wrong layout: transposed by a matmul with the identity.
+  auto v_sbuf_t = nl::ndarray({par_dim(PMAX), seqlen_kv / PMAX, PMAX}, bf16,
+                              allocator.allocate(PMAX, bf16, seqlen_kv / PMAX), "v_sbuf_t");
+  auto v_psum_t = nl::ndarray({seqlen_kv / PMAX, par_dim(PMAX), PMAX}, f32,
+                              ncc::psum::mod_alloc({.base_bank = 6, .num_bank_tiles = {1}}), "v_psum_t");
+  for (auto i_tile_kv : nl::affine_range(seqlen_kv / PMAX)) {
+    v_psum_t[i_tile_kv] = isa::nc_matmul(v_sbuf[_, ds(i_tile_kv * PMAX, PMAX)], identity_load);  // Tensor engine
+    v_sbuf_t[_, i_tile_kv, _] = isa::tensor_copy(v_psum_t[i_tile_kv], {.dtype = bf16});         // Scalar engine
+  }
+
+  const std::int64_t num_tile_q = seqlen_q / PMAX;
+  const std::int64_t kv_blocks = seqlen_kv / FMAX_MOVING;
+  auto qk_sbuf = nl::ndarray({num_tile_q, par_dim(PMAX), kv_blocks, FMAX_MOVING}, f32,
+                             allocator.allocate(seqlen_kv, f32, 2), "qk_sbuf");
+  auto row_max_kv = nl::ndarray({par_dim(PMAX), kv_blocks}, f32, allocator.allocate(kv_blocks, f32), "row_max_kv");
+  auto row_max = nl::ndarray({par_dim(PMAX), 1}, f32, allocator.allocate(1, f32), "row_max");
+  auto exp_row = nl::ndarray({par_dim(PMAX), seqlen_kv}, bf16, allocator.allocate(seqlen_kv, bf16), "exp_row");
+  // Two sum_row tiles: one written back while the next q tile's exp sums into the other.
+  auto sum_row_tiles = nl::ndarray({num_tile_q, par_dim(PMAX), kv_blocks}, f32, allocator.allocate(kv_blocks, f32, 2),
+                                   "sum_row_tiles");
+  auto sum_row = nl::ndarray({par_dim(PMAX), 1}, f32, allocator.allocate(1, f32), "sum_row");
+  auto inverse_sum_row = nl::ndarray({par_dim(PMAX), 1}, f32, allocator.allocate(1, f32), "inverse_sum_row");
+  auto scores_sbuf_t = nl::ndarray({par_dim(PMAX), seqlen_kv / PMAX, PMAX}, bf16, allocator.allocate(seqlen_kv, bf16),
+                                   "scores_sbuf_t");
+  auto attn_out = nl::ndarray({par_dim(PMAX), PMAX}, f32, allocator.allocate(PMAX, f32, 1), "attn_out");
+  // PSUM: every q tile's blocks on the same banks (one tile along the q-tile dimension).
+  auto qk = nl::ndarray({num_tile_q, kv_blocks, par_dim(PMAX), FMAX_MOVING}, f32,
+                        ncc::psum::mod_alloc({.base_bank = 0, .num_bank_tiles = {1, 3}}), "qk");
+  auto scores_psum_t = nl::ndarray({num_tile_q, seqlen_kv / PMAX, par_dim(PMAX), PMAX}, f32,
+                                   ncc::psum::mod_alloc({.base_bank = 3, .num_bank_tiles = {1, 3}}), "scores_psum_t");
+  auto attn_out_psum = nl::ndarray({num_tile_q, par_dim(PMAX), PMAX}, f32,
+                                   ncc::psum::mod_alloc({.base_bank = 7, .num_bank_tiles = {1}}), "attn_out_psum");
+  auto attn_out_sbuf = nl::ndarray({par_dim(PMAX), PMAX}, f32, allocator.allocate(PMAX, f32, 1), "attn_out_sbuf");
+
+  auto qk_max = [&](const nl::index& i_tile_q) {
+    for (auto i_tile_kv : nl::affine_range(kv_blocks)) {  // loop on moving_free
+      qk[i_tile_q, i_tile_kv] = isa::nc_matmul(q_sbuf[ds(0, PMAX), ds(i_tile_q * PMAX, PMAX)],
+                                               k_sbuf[ds(0, PMAX), ds(i_tile_kv * FMAX_MOVING, FMAX_MOVING)]);
+      qk_sbuf[i_tile_q, _, i_tile_kv, _] =
+          isa::tensor_scalar_reduce(qk[i_tile_q, i_tile_kv], nl::multiply, 1.0, nl::maximum, row_max_kv[_, i_tile_kv]);
+    }
+    row_max[_, _] = isa::tensor_reduce(nl::maximum, row_max_kv[_, _], 1, {.negate = true, .keepdims = true});
+  };
+  auto exp_row_sum = [&](const nl::index& i_tile_q) {
+    for (auto i_tile_kv : nl::affine_range(kv_blocks))
+      exp_row[_, ds(i_tile_kv * FMAX_MOVING, FMAX_MOVING)] =
+          isa::activation(nl::exp, qk_sbuf[i_tile_q, _, i_tile_kv, _], row_max[_, _], 1.0,
+                          {.dtype = bf16,
+                           .reduce_op = nl::add,
+                           .reduce_res = sum_row_tiles[i_tile_q, _, i_tile_kv],
+                           .reduce_cmd = isa::reduce_cmd::reset_reduce});
+  };
+  auto transpose_scores = [&](const nl::index& i_tile_q) {
+    for (auto i_tile_kv : nl::affine_range(seqlen_kv / PMAX)) {
+      scores_psum_t[i_tile_q, i_tile_kv] = isa::nc_matmul(exp_row[_, ds(i_tile_kv * PMAX, PMAX)], identity_bf16);
+      scores_sbuf_t[_, i_tile_kv, _] = isa::tensor_copy(scores_psum_t[i_tile_q, i_tile_kv], {.dtype = bf16});
+    }
+  };
+  auto pv_matmul = [&](const nl::index& i_tile_q) {
+    isa::memset(attn_out_psum[i_tile_q, _, _], 0.0);  // the accumulation group starts afresh
+    for (auto i_tile_kv : nl::affine_range(seqlen_kv / PMAX))  // loop on contraction
+      attn_out_psum[i_tile_q, _, _] += isa::nc_matmul(scores_sbuf_t[_, i_tile_kv, _], v_sbuf_t[_, i_tile_kv, _]);
+    attn_out_sbuf[_, _] = isa::tensor_copy(attn_out_psum[i_tile_q, _, _], {.dtype = f32});
+  };
+  auto write_back = [&](const nl::index& i_tile_q) {
+    sum_row[_, _] = isa::tensor_reduce(nl::add, sum_row_tiles[i_tile_q, _, _], 1, {.keepdims = true});
+    inverse_sum_row[_, _] = isa::reciprocal(sum_row[_, _]);
+    attn_out[_, _] = isa::tensor_scalar(attn_out_sbuf[_, _], nl::multiply, inverse_sum_row[_, _],
+                                        {.engine = isa::vector_engine});
+    nl::store(kernel_out[ds(i_tile_q * PMAX, PMAX), _], attn_out[_, _]);
+  };
+  // Q @ K of q tile i + 2 with P @ V of q tile i, kv block by kv block.
+  auto fused_qkmax_and_pv = [&](const nl::index& i_tile_q) {
+    isa::memset(attn_out_psum[i_tile_q, _, _], 0.0);
+    for (auto i_tile_kv : nl::affine_range(kv_blocks)) {
+      qk[i_tile_q + 2, i_tile_kv] = isa::nc_matmul(q_sbuf[ds(0, PMAX), ds((i_tile_q + 2) * PMAX, PMAX)],
+                                                   k_sbuf[ds(0, PMAX), ds(i_tile_kv * FMAX_MOVING, FMAX_MOVING)]);
+      qk_sbuf[i_tile_q + 2, _, i_tile_kv, _] = isa::tensor_scalar_reduce(qk[i_tile_q + 2, i_tile_kv], nl::multiply, 1.0,
+                                                                         nl::maximum, row_max_kv[_, i_tile_kv]);
+      for (auto i_tile_kv_i : nl::affine_range(FMAX_MOVING / PMAX)) {  // loop on contraction
+        const nl::index i_tile_kv_pv = i_tile_kv * (FMAX_MOVING / PMAX) + i_tile_kv_i;
+        attn_out_psum[i_tile_q, _, _] +=
+            isa::nc_matmul(scores_sbuf_t[_, i_tile_kv_pv, _], v_sbuf_t[_, i_tile_kv_pv, _]);
+      }
+    }
+    attn_out_sbuf[_, _] = isa::tensor_copy(attn_out_psum[i_tile_q, _, _], {.dtype = f32});
+    row_max[_, _] = isa::tensor_reduce(nl::maximum, row_max_kv[_, _], 1, {.negate = true, .keepdims = true});
+  };
+
+  if (!pipelined) {
+    for (auto i_tile_q : nl::sequential_range(num_tile_q)) {  // loop on stationary_free
+      qk_max(i_tile_q);
+      exp_row_sum(i_tile_q);
+      transpose_scores(i_tile_q);
+      pv_matmul(i_tile_q);
+      write_back(i_tile_q);
+    }
+    return kernel_out;
+  }
+  qk_max(0);
+  exp_row_sum(0);
+  transpose_scores(0);
+  qk_max(1);
+  for (auto i_tile_q : nl::sequential_range(num_tile_q - 2)) {
+    nl::no_reorder keep_program_order;  // NKI: sequential_range(..., directives=no_reorder())
+    exp_row_sum(i_tile_q + 1);
+    fused_qkmax_and_pv(i_tile_q);
+    transpose_scores(i_tile_q + 1);
+    write_back(i_tile_q);
+  }
+  pv_matmul(num_tile_q - 2);
+  write_back(num_tile_q - 2);
+  exp_row_sum(num_tile_q - 1);
+  transpose_scores(num_tile_q - 1);
+  pv_matmul(num_tile_q - 1);
+  write_back(num_tile_q - 1);
+  return kernel_out;
+}
+
 template <auto Body>
 const Kernel& make(const char* name) {
   static const Kernel kernel = nki::jit(name, Body, {"q", "k", "v"});
@@ -482,7 +647,8 @@ nl::tensor v8_body(nl::tensor q, nl::tensor k, nl::tensor v) {
 nl::tensor v8a_body(nl::tensor q, nl::tensor k, nl::tensor v) {
   return staged_body(q, k, v, StageOrder::one_tile_at_a_time);
 }
-nl::tensor v9_body(nl::tensor q, nl::tensor k, nl::tensor v) { return staged_body(q, k, v, StageOrder::double_buffered); }
+nl::tensor v9_body(nl::tensor q, nl::tensor k, nl::tensor v) { return placed_body(q, k, v, false); }
+nl::tensor v10_body(nl::tensor q, nl::tensor k, nl::tensor v) { return placed_body(q, k, v, true); }
 nl::tensor v11_body(nl::tensor q, nl::tensor k, nl::tensor v) { return staged_body(q, k, v, StageOrder::pipelined); }
 
 }  // namespace
@@ -497,6 +663,7 @@ const Kernel& attn_fwd_v7() { return make<v7_body>("attn_fwd_v7"); }
 const Kernel& attn_fwd_v8() { return make<v8_body>("attn_fwd_v8"); }
 const Kernel& attn_fwd_v8a() { return make<v8a_body>("attn_fwd_v8a"); }
 const Kernel& attn_fwd_v9() { return make<v9_body>("attn_fwd_v9"); }
+const Kernel& attn_fwd_v10() { return make<v10_body>("attn_fwd_v10"); }
 const Kernel& attn_fwd_v11() { return make<v11_body>("attn_fwd_v11"); }
 
 const std::vector<AttentionVersion>& attention_versions() {
@@ -511,7 +678,9 @@ const std::vector<AttentionVersion>& attention_versions() {
       {"attn_fwd_v8", "Q @ K leaves PSUM early through tensor_scalar_reduce (row max on the way)", attn_fwd_v8, 512, true},
       {"attn_fwd_v8a", "v8 in stages over arrays allocated once, identity-matmul transposes, bf16 output",
        attn_fwd_v8a, 512, true},
-      {"attn_fwd_v9", "v8a with the stages double-buffered by q-tile parity", attn_fwd_v9, 512, true},
+      {"attn_fwd_v9", "v8a with every array placed by hand (sbuf / psum mod_alloc), two buffers per q-tile stage",
+       attn_fwd_v9, 512, true},
+      {"attn_fwd_v10", "v9 software-pipelined: Q @ K of q tile i + 2 runs with P @ V of tile i", attn_fwd_v10, 512, true},
       {"attn_fwd_v11", "v9 software-pipelined: P @ V of a tile beside Q @ K of the tile two ahead", attn_fwd_v11, 512,
        true},
   };

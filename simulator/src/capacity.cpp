@@ -45,7 +45,8 @@ CapacityUse check_capacity(const ir::KernelIR& k, const TargetSpec& target) {
       const ir::TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a->tensor));
       if (t.memory != ir::Memory::sbuf && t.memory != ir::Memory::psum) continue;
       const bool psum = t.memory == ir::Memory::psum;
-      const std::int64_t b = per_partition(t.shape, t.par_dim, t.dtype);
+      // A placed array counts its physical blocks (storage), not its logical ones.
+      const std::int64_t b = per_partition(ir::storage_shape(t), t.par_dim, t.dtype);
       born[i].push_back({psum, b, fmt::format("tensor {} {} {}", t.name, dtype_name(t.dtype), shape_str(t.shape)), a->loc});
       const int scope = nest.innermost(i);
       const std::size_t scope_end = scope < 0 ? n : nest.end(scope);

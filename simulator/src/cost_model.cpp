@@ -198,7 +198,8 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     if (!tensor.fill || ir::is_hbm(tensor.memory)) return false;
     // PSUM zeros are free: the first matmul into a fresh accumulator writes instead of adding.
     if (tensor.memory == ir::Memory::psum && *tensor.fill == 0.0) return false;
-    const std::int64_t n = shape_elements(tensor.shape) / tensor.shape[static_cast<std::size_t>(tensor.par_dim)];
+    const Shape& storage = ir::storage_shape(tensor);  // a placed array fills its physical blocks
+    const std::int64_t n = shape_elements(storage) / storage[static_cast<std::size_t>(tensor.par_dim)];
     compute(in, t, Engine::vector, vector_cycles(n, 1), fmt::format("memset {} {}", tensor.name, shape_str(tensor.shape)));
     return true;
   }
@@ -572,6 +573,10 @@ class CoreScheduler {
           hi += v;
         }
       }
+      // Blocks that a placement puts in one memory (ir::storage_index) are one box: a write into
+      // block b + n waits for the reads of block b, as the hardware's reuse of the buffer does.
+      const ir::TensorDecl& t = k_.tensors[static_cast<std::size_t>(a.tensor)];
+      if (lo == hi && t.placement.placed && lo >= 0 && lo < t.shape[d]) lo = hi = ir::storage_index(t, d, lo);
       b[d] = {lo, hi};
     }
     return b;

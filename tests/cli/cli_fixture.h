@@ -23,7 +23,7 @@ namespace clitest {
 
 /** How an unknown-kernel error lists the library's kernels (sorted). */
 inline const std::string kKnownKernels =
-    "attn_fwd_v1, attn_fwd_v11, attn_fwd_v2, attn_fwd_v3, attn_fwd_v4, attn_fwd_v5, attn_fwd_v6, attn_fwd_v7, attn_fwd_v8, "
+    "attn_fwd_v1, attn_fwd_v10, attn_fwd_v11, attn_fwd_v2, attn_fwd_v3, attn_fwd_v4, attn_fwd_v5, attn_fwd_v6, attn_fwd_v7, attn_fwd_v8, "
     "attn_fwd_v8a, attn_fwd_v9, average_pool2d, layernorm, mamba_v1, mamba_v2, mamba_v3, matmul_basic, matmul_block_free_dimension, matmul_fully_optimized, matmul_hoist_load, "
     "matmul_tiled, mlp, rmsnorm, softmax, tensor_add, tensor_add_nc2, tensor_add_tiled, tensor_parallel_mlp, "
     "transpose2d";

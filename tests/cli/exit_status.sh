@@ -45,7 +45,7 @@ grep -q 'Usage: nki' "$work/out" || fail "nki --help prints no usage on stdout"
 expect 0 "nki run --help" run --help
 
 expect 2 "unknown kernel" run no_such_kernel --input "$work/a.npy" --input "$work/b.npy" --output "$work/c.npy"
-want='nki run: err_unknown_kernel: unknown kernel "no_such_kernel"; known kernels: attn_fwd_v1, attn_fwd_v11, attn_fwd_v2, attn_fwd_v3, attn_fwd_v4, attn_fwd_v5, attn_fwd_v6, attn_fwd_v7, attn_fwd_v8, attn_fwd_v8a, attn_fwd_v9, average_pool2d, layernorm, mamba_v1, mamba_v2, mamba_v3, matmul_basic, matmul_block_free_dimension, matmul_fully_optimized, matmul_hoist_load, matmul_tiled, mlp, rmsnorm, softmax, tensor_add, tensor_add_nc2, tensor_add_tiled, tensor_parallel_mlp, transpose2d'
+want='nki run: err_unknown_kernel: unknown kernel "no_such_kernel"; known kernels: attn_fwd_v1, attn_fwd_v10, attn_fwd_v11, attn_fwd_v2, attn_fwd_v3, attn_fwd_v4, attn_fwd_v5, attn_fwd_v6, attn_fwd_v7, attn_fwd_v8, attn_fwd_v8a, attn_fwd_v9, average_pool2d, layernorm, mamba_v1, mamba_v2, mamba_v3, matmul_basic, matmul_block_free_dimension, matmul_fully_optimized, matmul_hoist_load, matmul_tiled, mlp, rmsnorm, softmax, tensor_add, tensor_add_nc2, tensor_add_tiled, tensor_parallel_mlp, transpose2d'
 [ "$(cat "$work/err")" = "$want" ] || fail "unknown kernel: stderr is '$(cat "$work/err")', expected '$want'"
 
 expect 2 "missing input file" run tensor_add --input "$work/missing.npy" --input "$work/b.npy" --output "$work/c.npy"

@@ -266,7 +266,7 @@ TEST_CASE("cli: nki list names every library kernel, one per line, sorted") {
   std::vector<std::string> names;
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);) names.push_back(line.substr(0, line.find(' ')));
-  CHECK(names == std::vector<std::string>{"attn_fwd_v1", "attn_fwd_v11", "attn_fwd_v2", "attn_fwd_v3", "attn_fwd_v4", "attn_fwd_v5",
+  CHECK(names == std::vector<std::string>{"attn_fwd_v1", "attn_fwd_v10", "attn_fwd_v11", "attn_fwd_v2", "attn_fwd_v3", "attn_fwd_v4", "attn_fwd_v5",
                                          "attn_fwd_v6", "attn_fwd_v7", "attn_fwd_v8", "attn_fwd_v8a", "attn_fwd_v9",
                                          "average_pool2d", "layernorm", "mamba_v1", "mamba_v2", "mamba_v3",
                                          "matmul_basic", "matmul_block_free_dimension",

@@ -82,3 +82,19 @@ TEST_CASE("attention tutorial - every version passes checked mode: no read of an
     CHECK(test::first_difference(c.outputs.at(0), h.outputs.at(0)) < 0);  // checked mode computes the same bytes
   }
 }
+
+TEST_CASE("attention tutorial - v10 at seqlen 1024: the pipelined stages reuse their placed buffers" *
+          doctest::skip(test::sanitized_build)) {
+  // 8 q tiles on qk_sbuf's and sum_row_tiles' two tiles, 8 score blocks on scores_psum_t's 3 banks.
+  const nk::AttentionVersion* a = nullptr;
+  for (const nk::AttentionVersion& x : nk::attention_versions())
+    if (std::string(x.name) == "attn_fwd_v10") a = &x;
+  REQUIRE(a != nullptr);
+  const std::int64_t d = 128, n = 1024;
+  const nki::Tensor q = kt::input({d, n}, DType::fp32, 431, -1.0f, 1.0f);
+  const nki::Tensor k = kt::input({d, n}, DType::fp32, 432, -1.0f, 1.0f);
+  const nki::Tensor v = kt::input({d, n}, DType::fp32, 433, -1.0f, 1.0f);
+  const auto want = kt::ref::attention_forward(q.to_values(), k.to_values(), v.to_values(), d, n);
+  kt::check_kernel(a->kernel(), nk::attention_grid(a->name, {q.shape(), k.shape(), v.shape()}), {q, k, v}, want,
+                   tolerance(*a));
+}

@@ -183,6 +183,12 @@ std::string tensor_str(const TensorDecl& t) {
   if (!is_hbm(t.memory) && t.shape.size() > 1) s += fmt::format(" par_dim({})", t.par_dim);
   if (t.fill) s += fmt::format(" fill({})", *t.fill);
   if (t.view_of >= 0) s += fmt::format(" view_of(tensor {})", t.view_of);  // the same storage, reinterpreted
+  if (t.placement.placed) {
+    const Placement& p = t.placement;
+    s += t.memory == Memory::psum
+             ? fmt::format(" at(bank {}, partition {}, byte {}, storage {})", p.bank, p.partition, p.address, shape_str(p.storage))
+             : fmt::format(" at(partition {}, byte {}, storage {})", p.partition, p.address, shape_str(p.storage));
+  }
   // A constant's values are bound at launch, not compiled in: their hash names them in the printout.
   if (!t.values.empty()) {
     std::string bytes(t.values.size() * sizeof(double), '\0');

@@ -72,6 +72,7 @@ struct Validator {
       }
     }
     check_partitions(a.shape, a.loc);
+    check_wrapped_blocks(a);
     if (mask.empty()) {
       for (std::size_t d = 0; d < a.indices.size(); ++d) {
         const IndexExpr& e = a.indices[d];
@@ -81,6 +82,24 @@ struct Validator {
       return;
     }
     check_masked_access(a, mask);
+  }
+
+  /**
+   * A block dimension that mod_alloc wraps is indexed by one block per access: the executors
+   * wrap the block index of the tile's first element (a tile spanning blocks would need a
+   * modulo inside its strides).
+   */
+  void check_wrapped_blocks(const Access& a) const {
+    const TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a.tensor));
+    if (!t.placement.placed) return;
+    for (std::size_t d = 0; d < a.indices.size(); ++d) {
+      if (t.placement.storage[d] == t.shape[d] || !has_symbol(a.indices[d], Sym::Kind::axis)) continue;
+      fail("err_block_index_not_scalar", a.loc,
+           fmt::format("tensor {} {}{} has {} physical blocks along block dimension {} (mod_alloc); its index {} "
+                       "varies over the tile: index one block at a time",
+                       t.name, dtype_name(t.dtype), shape_str(t.shape), t.placement.storage[d], d,
+                       to_string(a.indices[d])));
+    }
   }
 
   /**

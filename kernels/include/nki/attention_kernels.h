@@ -1,5 +1,5 @@
 /**
- * \file NKI's attention-forward tutorial: attn_fwd_v1 ... v9 (and v8a), each version one step
+ * \file NKI's attention-forward tutorial: attn_fwd_v1 ... v10 (and v8a), each version one step
  * further from nki.language towards instruction-level code. Arguments q, k, v are [d_head, seqlen]
  * (d_head = 128); the output is [seqlen, d_head] = softmax(q^T k) v^T.
  */
@@ -18,7 +18,7 @@ struct AttentionVersion {
   const char* summary;  ///< what this version changes, one line
   const Kernel& (*kernel)();
   std::int64_t min_seqlen;  ///< v1, v2: exactly 128; the tiled versions: a multiple of 512
-  bool bf16_inside;         ///< rounds the scores (v7 on) or the output (v8a, v9) to bf16: fp32 accuracy is out of reach
+  bool bf16_inside;         ///< rounds the scores (v7 on) or the output (v8a on) to bf16: fp32 accuracy is out of reach
 };
 /** Every version, in the tutorial's order. */
 const std::vector<AttentionVersion>& attention_versions();
@@ -32,7 +32,8 @@ const Kernel& attn_fwd_v6();   ///< exp, bias and row sum in one Scalar-engine a
 const Kernel& attn_fwd_v7();   ///< scores and V in bf16 for the transposes and the matmul
 const Kernel& attn_fwd_v8();   ///< PSUM evicted early by tensor_scalar_reduce on the Vector engine
 const Kernel& attn_fwd_v8a();  ///< v8 refactored into stages, identity-matmul transposes, bf16 output
-const Kernel& attn_fwd_v9();   ///< v8a with double-buffered stages (NKI's explicit allocation left to the compiler)
+const Kernel& attn_fwd_v9();   ///< v8a with every array placed by hand (nki.compiler mod_alloc), double-buffered stages
+const Kernel& attn_fwd_v10();  ///< v9 software-pipelined across consecutive q tiles
 const Kernel& attn_fwd_v11();  ///< v9 software-pipelined: three q tiles' stages interleaved
 
 /**

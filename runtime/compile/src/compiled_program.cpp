@@ -27,8 +27,10 @@ class CompiledRunner final : public CoreRunner {
     for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {  // per-instance tensors: this core's own memory
       const ir::TensorDecl& t = ir_.tensors[i];
       if (!ir::is_per_instance(t.memory)) continue;
-      own_.emplace_back(static_cast<std::size_t>(shape_elements(t.shape) * dtype_bytes(t.dtype)));
-      tensors_[i] = {own_.back().data(), t.shape, row_major_strides(t.shape), t.dtype};
+      // A placed array's storage has its physical blocks only (ir::Placement): aliased blocks share it.
+      const Shape& storage = ir::storage_shape(t);
+      own_.emplace_back(static_cast<std::size_t>(shape_elements(storage) * dtype_bytes(t.dtype)));
+      tensors_[i] = {own_.back().data(), storage, row_major_strides(storage), t.dtype};
     }
     for (const ScratchPlan& sc : plan_.scratch) {
       own_.emplace_back(static_cast<std::size_t>(shape_elements(sc.shape) * (sc.type_bits / 8)));
@@ -186,6 +188,7 @@ class CompiledRunner final : public CoreRunner {
 
   /** The element offset of tile coordinate 0 of access `a` into `t` for the current instance (the step's loop shift applied). */
   std::int64_t first_element_offset(const ir::Access& a, const TensorBinding& t, const StepPlan& step) const {
+    const ir::TensorDecl& decl = ir_.tensors[static_cast<std::size_t>(a.tensor)];
     std::int64_t offset = 0;
     for (std::size_t d = 0; d < a.indices.size(); ++d) {
       const ir::IndexExpr& e = a.indices[d];
@@ -199,7 +202,8 @@ class CompiledRunner final : public CoreRunner {
           case ir::Sym::Kind::axis: break;
         }
       }
-      offset += v * t.strides[d];
+      // A wrapped block dimension is indexed by a scalar (validate.cpp), so the wrap applies here.
+      offset += ir::storage_index(decl, d, v) * t.strides[d];
     }
     return offset;
   }
@@ -207,7 +211,7 @@ class CompiledRunner final : public CoreRunner {
   void fill(int tensor) {
     const ir::TensorDecl& t = ir_.tensors[static_cast<std::size_t>(tensor)];
     const TensorBinding& b = tensors_[static_cast<std::size_t>(tensor)];
-    fill_elements(b.data, t.dtype, shape_elements(t.shape), *t.fill);
+    fill_elements(b.data, t.dtype, shape_elements(ir::storage_shape(t)), *t.fill);
   }
 
   void call_step(std::size_t s, std::int64_t count) {

@@ -333,12 +333,12 @@ class Lowerer {
   /** The elements of an access at tile coordinates (storage type); clamped into the tensor when masked. */
   Expr read(const ir::Access& a, const std::vector<Expr>& c, bool clamp) {
     const ir::TensorDecl& t = k_.tensors[static_cast<std::size_t>(a.tensor)];
-    Halide::ImageParam& in = dense_input(a.tensor, storage_type(t.dtype), t.shape, fmt::format("tensor{}", a.tensor));
+    Halide::ImageParam& in = dense_input(a.tensor, storage_type(t.dtype), ir::storage_shape(t), fmt::format("tensor{}", a.tensor));
     std::vector<Expr> idx;
     for (int d = static_cast<int>(a.indices.size()) - 1; d >= 0; --d) {
       Expr i = index(a.indices[static_cast<std::size_t>(d)], c);
       if (clamp) i = Halide::clamp(i, 0, static_cast<int>(t.shape[static_cast<std::size_t>(d)]) - 1);
-      idx.push_back(i);
+      idx.push_back(stored_at(t, static_cast<std::size_t>(d), i));
     }
     return in(idx);
   }
@@ -361,6 +361,12 @@ class Lowerer {
     Func f(fmt::format("t{}", tile_id));
     f(v) = p(std::vector<Expr>(v.begin(), v.end() - 1));
     tile(tile_id) = f;
+  }
+
+  /** Where coordinate `i` of dimension `d` of `t` is stored: a wrapped block dimension of a placed array takes it mod its blocks. */
+  static Expr stored_at(const ir::TensorDecl& t, std::size_t d, Expr i) {
+    if (!t.placement.placed || t.placement.storage[d] == t.shape[d]) return i;
+    return i % static_cast<int>(t.placement.storage[d]);
   }
 
   /** The argument `key`: a whole row-major buffer of a known shape, so constant bounds and strides. */
@@ -428,11 +434,11 @@ class Lowerer {
     Expr row = call_extern(Halide::Int(32), "nki_gather_index",
                            {f64(tile(o.index_tile)(call_args(std::vector<Expr>{c[0], Expr(0)}))) + f64(base), Expr(extent),
                             Expr(static_cast<int32_t>(o.result)), Expr(static_cast<int32_t>(o.oob_error ? 1 : 0))});
-    Halide::ImageParam& in = dense_input(o.src.tensor, storage_type(t.dtype), t.shape, fmt::format("tensor{}", o.src.tensor));
+    Halide::ImageParam& in = dense_input(o.src.tensor, storage_type(t.dtype), ir::storage_shape(t), fmt::format("tensor{}", o.src.tensor));
     std::vector<Expr> idx;
     for (int d = static_cast<int>(o.src.indices.size()) - 1; d >= 0; --d) {
       Expr i = static_cast<std::size_t>(d) == dim ? row : index(o.src.indices[static_cast<std::size_t>(d)], c);
-      idx.push_back(Halide::clamp(i, 0, static_cast<int>(t.shape[static_cast<std::size_t>(d)]) - 1));
+      idx.push_back(stored_at(t, static_cast<std::size_t>(d), Halide::clamp(i, 0, static_cast<int>(t.shape[static_cast<std::size_t>(d)]) - 1)));
     }
     Expr v = load_value(in(idx), t.dtype);
     return Halide::select(row >= 0, v, Halide::cast(v.type(), 0));
@@ -1085,7 +1091,7 @@ class KernelBuilder {
     const std::vector<Expr> c = Lowerer::tile_coords(v);
     Func out("stored");
     // The view's stride along tile dim q: sum over tensor dims d of stride_d * coeff(axis q in index d).
-    const std::vector<std::int64_t> tstride = row_major_strides(t.shape);
+    const std::vector<std::int64_t> tstride = row_major_strides(ir::storage_shape(t));
     Step step;
     step.store = body_index(op);
     for (int q = static_cast<int>(rank) - 1; q >= 0; --q) {

@@ -51,7 +51,7 @@ void refuse_per_instance_overflow(const ir::KernelIR& ir, const std::vector<Core
   __int128 hbm = 0, all = 0;  // bytes per core
   for (const ir::TensorDecl& t : ir.tensors) {
     if (!ir::is_per_instance(t.memory)) continue;
-    const __int128 bytes = static_cast<__int128>(shape_elements(t.shape)) * dtype_bytes(t.dtype);
+    const __int128 bytes = static_cast<__int128>(shape_elements(ir::storage_shape(t))) * dtype_bytes(t.dtype);
     all += bytes;
     if (t.memory == ir::Memory::private_hbm) hbm += bytes;
   }

@@ -79,8 +79,10 @@ class ReferenceRunner final : public CoreRunner {
     for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {
       const ir::TensorDecl& t = ir_.tensors[i];
       if (!ir::is_per_instance(t.memory)) continue;
-      own_.emplace_back(static_cast<std::size_t>(shape_elements(t.shape) * dtype_bytes(t.dtype)));
-      tensors_[i] = {own_.back().data(), t.shape, row_major_strides(t.shape), t.dtype};
+      // A placed array's storage has its physical blocks only (ir::Placement): aliased blocks share it.
+      const Shape& storage = ir::storage_shape(t);
+      own_.emplace_back(static_cast<std::size_t>(shape_elements(storage) * dtype_bytes(t.dtype)));
+      tensors_[i] = {own_.back().data(), storage, row_major_strides(storage), t.dtype};
     }
     if (checked_) init_checked();
   }
@@ -196,7 +198,7 @@ class ReferenceRunner final : public CoreRunner {
 
   void fresh(std::size_t tensor) {
     const ir::TensorDecl& t = ir_.tensors[tensor];
-    const std::int64_t n = shape_elements(t.shape);
+    const std::int64_t n = shape_elements(ir::storage_shape(t));
     written_[tensor].assign(static_cast<std::size_t>(n), 0);
     mem_undef_[tensor].clear();
     if (t.memory == ir::Memory::private_hbm) own_writer_[tensor].assign(static_cast<std::size_t>(n), kNeverWritten);
@@ -218,12 +220,13 @@ class ReferenceRunner final : public CoreRunner {
   /** Tensor coordinate and row-major flat index of the element access `a` reaches at tile coordinate `c`. */
   std::pair<std::vector<std::int64_t>, std::int64_t> coord_of(const ir::Access& a, const std::vector<std::int64_t>& c) const {
     const TensorBinding& t = tensors_[static_cast<std::size_t>(a.tensor)];
+    const ir::TensorDecl& decl = ir_.tensors[static_cast<std::size_t>(a.tensor)];
     std::vector<std::int64_t> idx(a.indices.size());
     std::int64_t flat = 0;
     for (std::size_t d = 0; d < a.indices.size(); ++d) {
       idx[d] = eval(a.indices[d], c);
-      if (idx[d] < 0 || idx[d] >= t.shape[d]) throw_out_of_bound(ir_, a, pid_, loop_, c, idx[d], d, rank_);
-      flat = flat * t.shape[d] + idx[d];
+      if (idx[d] < 0 || idx[d] >= decl.shape[d]) throw_out_of_bound(ir_, a, pid_, loop_, c, idx[d], d, rank_);
+      flat = flat * t.shape[d] + ir::storage_index(decl, d, idx[d]);
     }
     return {idx, flat};
   }
@@ -397,11 +400,12 @@ class ReferenceRunner final : public CoreRunner {
   /** Byte address of the element an access reaches at tile coordinate `c`; out of bounds is the user's error. */
   std::byte* element(const ir::Access& a, const std::vector<std::int64_t>& c) const {
     const TensorBinding& t = tensors_[static_cast<std::size_t>(a.tensor)];
+    const ir::TensorDecl& decl = ir_.tensors[static_cast<std::size_t>(a.tensor)];
     std::int64_t offset = 0;
     for (std::size_t d = 0; d < a.indices.size(); ++d) {
       const std::int64_t v = eval(a.indices[d], c);
-      if (v < 0 || v >= t.shape[d]) throw_out_of_bound(ir_, a, pid_, loop_, c, v, d, rank_);
-      offset += v * t.strides[d];
+      if (v < 0 || v >= decl.shape[d]) throw_out_of_bound(ir_, a, pid_, loop_, c, v, d, rank_);
+      offset += ir::storage_index(decl, d, v) * t.strides[d];
     }
     return t.data + offset * dtype_bytes(t.dtype);
   }
@@ -480,16 +484,16 @@ class ReferenceRunner final : public CoreRunner {
       for (std::size_t d = 0; d < op.src.indices.size(); ++d) {
         std::int64_t v = eval(op.src.indices[d], c);
         if (d == dim) {
-          if (!(row >= 0 && row < static_cast<double>(t.shape[d] - v))) {
+          if (!(row >= 0 && row < static_cast<double>(decl.shape[d] - v))) {
             if (op.oob_error)
               throw UserError("err_tensor_access_out_of_bound", ir_.name, op.loc,
-                              ir::indirect_out_of_bound_message(decl.name, op.index_dim, v + static_cast<std::int64_t>(row), t.shape[d]));
+                              ir::indirect_out_of_bound_message(decl.name, op.index_dim, v + static_cast<std::int64_t>(row), decl.shape[d]));
             return 0.0;
           }
           v += static_cast<std::int64_t>(row);
         }
-        if (v < 0 || v >= t.shape[d]) throw_out_of_bound(ir_, op.src, pid_, loop_, c, v, d, rank_);
-        offset += v * t.strides[d];
+        if (v < 0 || v >= decl.shape[d]) throw_out_of_bound(ir_, op.src, pid_, loop_, c, v, d, rank_);
+        offset += ir::storage_index(decl, d, v) * t.strides[d];
       }
       return load_element(t.data + offset * dtype_bytes(t.dtype), decl.dtype);
     });
@@ -512,7 +516,7 @@ class ReferenceRunner final : public CoreRunner {
         read_undef_ = kDefined;
         if (mem_undef != nullptr) {  // on chip: the element is as undefined as what was written (+= keeps an old reason)
           if (mem_undef->empty() && why != kDefined)
-            mem_undef->assign(static_cast<std::size_t>(shape_elements(decl.shape)), kDefined);
+            mem_undef->assign(static_cast<std::size_t>(shape_elements(ir::storage_shape(decl))), kDefined);
           if (!mem_undef->empty()) {
             std::int32_t& e = (*mem_undef)[static_cast<std::size_t>(coord_of(op.dst, c).second)];
             if (!op.accumulate || why != kDefined) e = why;
@@ -531,7 +535,7 @@ class ReferenceRunner final : public CoreRunner {
     const ir::TensorDecl& t = ir_.tensors[static_cast<std::size_t>(op.tensor)];
     if (!t.fill) return;
     const TensorBinding& b = tensors_[static_cast<std::size_t>(op.tensor)];
-    fill_elements(b.data, t.dtype, shape_elements(t.shape), *t.fill);
+    fill_elements(b.data, t.dtype, shape_elements(ir::storage_shape(t)), *t.fill);
   }
 
   static bool is_identity(const ir::ActivationOp& op) {

@@ -31,6 +31,21 @@ inline bool is_hbm(Memory m) {
 /** Tensors that live per instance and are (re)allocated where an AllocOp runs. */
 inline bool is_per_instance(Memory m) { return m == Memory::private_hbm || m == Memory::sbuf || m == Memory::psum; }
 
+/**
+ * Where nki.compiler's allocators put an on-chip array (sbuf / psum alloc, mod_alloc). The
+ * dimensions before par_dim are block dimensions; `storage` is the shape the executors
+ * allocate: along a block dimension d it holds storage[d] <= shape[d] blocks, and block b
+ * lives at b mod storage[d], so blocks b and b + storage[d] share memory as on the hardware.
+ */
+struct Placement {
+  bool placed = false;
+  std::int64_t partition = 0;  ///< the first partition of block 0
+  std::int64_t address = 0;    ///< SBUF: byte address per partition; PSUM: byte offset inside each bank
+  std::int64_t bank = 0;       ///< PSUM: the bank of block 0; block i (physical, row-major) is in bank + i
+  Shape storage;               ///< the physical shape (equals the shape but for the wrapped block dimensions)
+  bool operator==(const Placement&) const = default;
+};
+
 struct TensorDecl {
   int id;
   std::string name;
@@ -44,7 +59,17 @@ struct TensorDecl {
   /// tensor.reshape / tensor.view(dtype): the tensor whose storage this one reinterprets (always one
   /// with its own storage, row-major, the same bytes); -1: the tensor has its own storage.
   int view_of = -1;
+  Placement placement;               ///< sbuf / psum: set by nki.compiler's allocators
 };
+
+/** The shape of the memory the executors allocate for `t`: its placement's storage, else its shape. */
+inline const Shape& storage_shape(const TensorDecl& t) { return t.placement.placed ? t.placement.storage : t.shape; }
+/** Where coordinate `v` of dimension `d` of `t` is stored: a wrapped block dimension takes it modulo its blocks. */
+inline std::int64_t storage_index(const TensorDecl& t, std::size_t d, std::int64_t v) {
+  if (!t.placement.placed) return v;
+  const std::int64_t n = t.placement.storage[d];
+  return n == t.shape[d] ? v : v % n;
+}
 
 /**
  * The engine an instruction runs on where NKI lets the author choose (engine=); `unknown`

@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include "nki/compiler.h"
 #include "nki/kernel.h"
 #include "nki/language.h"
 #include "nki/tensor.h"
