@@ -1,5 +1,6 @@
 /** \file isa::dma_copy to an indirect destination (NKI's vector_offset on dst): rows scattered by an index tile, oob_mode, duplicates, errors, cost. */
 #include "lang_support.h"
+#include "nki/ir/passes.h"
 #include "nki/simulator/cost_model.h"
 #include "nki/traced_kernel.h"
 
@@ -194,4 +195,19 @@ TEST_CASE("isa::dma_copy scatter cost - one DMA, its descriptors written by GpSi
   const auto& eng = r.cores.at(0).engines;
   CHECK(eng[static_cast<std::size_t>(nki::sim::Engine::dma)].instructions == 2);  // the index load, the scatter
   CHECK(eng[static_cast<std::size_t>(nki::sim::Engine::gpsimd)].instructions == 1);
+}
+
+TEST_CASE("isa::dma_copy scatter and nl::atomic_rmw - the IR's store carries the index tile") {
+  const nki::Kernel k = nki::jit("scatter_ir", [](nl::tensor data, nl::tensor idx) {
+    auto o = nl::zeros({100, 8}, nl::float32, nl::shared_hbm, "o");
+    auto i = nl::load(idx.all());
+    auto x = nl::load(data.all());
+    isa::dma_copy(isa::indirect(o[nl::ds(4, 16), nl::_], i), x, {.oob_mode = isa::oob_mode::skip});
+    nl::atomic_rmw(isa::indirect(o[nl::ds(0, 16), nl::_], i), x, nl::add);
+    return o;
+  });
+  const std::string text = nki::ir::print(*k.trace({{16, 8}, {16, 1}}, {DType::fp32, DType::int32}, nki::GridSpec{})->ir);
+  CAPTURE(text);
+  CHECK(text.find("  store %o[4, i1] indirect(dim 0 += %t0), %t1\n") != std::string::npos);
+  CHECK(text.find("  atomic_add %o[0, i1] indirect(dim 0 += %t0 oob_error), %t1\n") != std::string::npos);
 }
