@@ -203,6 +203,116 @@ void dma_copy(const nl::access& dst, const indirect_access& src, const dma_optio
 
 namespace {
 
+/** The checks of an indirect destination: a window of an HBM tensor NKI may write, rows by an integer SBUF tile. */
+void check_indirect_dst(Trace& t, const indirect_access& dst, const char* op, const SourceLoc& loc) {
+  const ir::TensorDecl& dd = decl_of(t, dst.window.tensor());
+  if (!ir::is_hbm(dd.memory)) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("{}: the indirectly indexed tensor {} is in {}; it must be in HBM", op, dd.name, memory_label(dd.memory)));
+  }
+  if (dd.memory == ir::Memory::constant_hbm) {
+    t.fail("err_unsupported_memory", loc, fmt::format("{}: tensor {} is a shared constant: read-only", op, dd.name));
+  }
+  if (dst.dim != 0) {
+    t.fail("err_unsupported_indirect_dim", loc,
+           fmt::format("{}: indirect_dim {}; a vector offset indexes dimension 0, one row per partition", op, dst.dim));
+  }
+  const ir::TileInfo ii = tile_info(t, dst.index.id());
+  if (!is_integer(ii.dtype) || ii.dtype == DType::boolean) {
+    t.fail("err_unsupported_dtype", loc, fmt::format("{}: the index tile is {}; it must hold integers", op, dtype_name(ii.dtype)));
+  }
+  if (ii.memory != ir::Memory::sbuf) {
+    t.fail("err_unsupported_memory", loc, fmt::format("{}: the index tile is in {}; it must be in SBUF", op, memory_label(ii.memory)));
+  }
+}
+
+/**
+ * Stores tile `value` into the indirect window dst: an ordinary store whose row index keeps
+ * the window's start and takes each partition's offset from the index tile as it runs.
+ */
+void store_indirect(Trace& t, const indirect_access& dst, int value, const nl::predicate& mask, const ir::DmaInfo& d,
+                    bool oob_error, bool atomic, const char* op, const SourceLoc& loc, const std::source_location& sl) {
+  nl::store(dst.window, nl::tile(value), {.mask = mask}, sl);
+  auto* s = std::get_if<ir::StoreOp>(&t.ir().body.back());
+  if (s == nullptr || s->value != value) throw InternalError("indirect store: the write is not one store");
+  const Shape shape = s->dst.shape;
+  const ir::TileInfo ii = tile_info(t, dst.index.id());
+  if (ii.shape.size() != 2 || ii.shape[1] != 1 || ii.shape[0] != shape[0]) {
+    t.fail("err_invalid_shape", loc,
+           fmt::format("{}: the index tile is {}; a vector offset is one row index per partition, [{}, 1]", op,
+                       shape_str(ii.shape), shape[0]));
+  }
+  ir::IndexExpr& row = s->dst.indices[0];
+  std::erase_if(row.terms, [](const ir::Term& term) { return term.sym.kind == ir::Sym::Kind::axis; });
+  row.shape.clear();
+  s->index_tile = dst.index.id();
+  s->oob_error = oob_error;
+  s->atomic = atomic;
+  s->dma = d;
+}
+
+/** The scatter form of isa::dma_copy, once the source is a tile. */
+void scatter_tile(Trace& t, const indirect_access& dst, int src_tile, const dma_options& o, const SourceLoc& loc,
+                  const std::source_location& sl) {
+  constexpr const char* op = "isa::dma_copy";
+  ir::DmaInfo d = dma_info(t, o, op, loc);
+  if (d.dge == ir::DgeMode::unknown) d.dge = ir::DgeMode::swdge;
+  if (d.dge != ir::DgeMode::swdge) {
+    t.fail("err_unsupported_dge_mode", loc,
+           fmt::format("{}: an indirect destination needs dge_mode swdge (or unknown); got {}", op, ir::dge_mode_name(d.dge)));
+  }
+  check_indirect_dst(t, dst, op, loc);
+  const int v = convert_through_fp32(t, src_tile, decl_of(t, dst.window.tensor()).dtype, sl);
+  store_indirect(t, dst, v, {}, d, o.oob_mode == isa::oob_mode::error, false, op, loc, sl);
+}
+
+}  // namespace
+
+void dma_copy(const indirect_access& dst, const nl::access& src, const dma_options& o, std::source_location sl) {
+  Trace& t = Trace::current("isa.dma_copy", sl);
+  const SourceLoc loc = SourceLoc::from(sl);
+  check_dma_memory(t, decl_of(t, src.tensor()), "isa::dma_copy", "the source", loc);
+  scatter_tile(t, dst, read_source(t, src, sl), o, loc, sl);
+}
+
+void dma_copy(const indirect_access& dst, const nl::tile& src, const dma_options& o, std::source_location sl) {
+  Trace& t = Trace::current("isa.dma_copy", sl);
+  const SourceLoc loc = SourceLoc::from(sl);
+  if (tile_info(t, src.id()).memory == ir::Memory::psum) {
+    t.fail("err_unsupported_memory", loc, "isa::dma_copy: the source tile is in PSUM; DMA moves HBM and SBUF only");
+  }
+  scatter_tile(t, dst, src.id(), o, loc, sl);
+}
+
+namespace {
+/** nl.atomic_rmw: an indirect store that adds (NKI's original API had only np.add). */
+void atomic_rmw_store(const indirect_access& dst, const nl::operand& value, const nl::binary_fn& rmw,
+                      const nl::predicate& mask, std::source_location sl) {
+  Trace& t = Trace::current("nl.atomic_rmw", sl);
+  const SourceLoc loc = SourceLoc::from(sl);
+  constexpr const char* op = "nl::atomic_rmw";
+  if (rmw.kind != ir::BinaryKind::add) {
+    t.fail("err_unsupported_atomic_rmw_op", loc,
+           fmt::format("{}: op {} is not supported; the DMA engines update atomically with nl::add only", op,
+                       ir::binary_name(rmw.kind)));
+  }
+  if (value.is_scalar()) {
+    t.fail("err_scalar_only_operation", loc, fmt::format("{}: value is a scalar; it must be an SBUF tile", op));
+  }
+  if (tile_info(t, value.tile_id).memory != ir::Memory::sbuf) {
+    t.fail("err_unsupported_memory", loc,
+           fmt::format("{}: value is in {}; it must be an SBUF tile", op, memory_label(tile_info(t, value.tile_id).memory)));
+  }
+  check_indirect_dst(t, dst, op, loc);
+  ir::DmaInfo d;  // a read and a write of dst by the DMA, descriptors from GpSimd
+  d.issued = true;
+  d.dge = ir::DgeMode::swdge;
+  store_indirect(t, dst, value.tile_id, mask, d, true, true, op, loc, sl);
+}
+}  // namespace
+
+namespace {
+
 /** Renames the axis symbols of `e`: axis k of the source tile is axis `to[k]` of the permuted one. */
 ir::IndexExpr permute_axes(const ir::IndexExpr& e, const std::vector<int>& to, const Shape& permuted) {
   ir::IndexExpr out;
@@ -497,6 +607,11 @@ void nc_stream_shuffle(const nl::access& dst, const nl::operand& src, const std:
 }  // namespace nki::isa
 
 namespace nki::language {
+
+void atomic_rmw(const isa::indirect_access& dst, const operand& value, const binary_fn& op, const atomic_rmw_options& o,
+                source_location sl) {
+  isa::atomic_rmw_store(dst, value, op, o.mask, sl);
+}
 
 tile load_transpose2d(const access& src, std::optional<DType> dtype, source_location sl) {
   Trace& t = Trace::current("load_transpose2d", sl);

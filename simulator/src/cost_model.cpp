@@ -180,8 +180,17 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
   if (const auto* s = std::get_if<ir::StoreOp>(&op)) {
     const ir::TensorDecl& dst = k.tensors.at(static_cast<std::size_t>(s->dst.tensor));
     const Shape& shape = tile(s->value).shape;
+    if (s->atomic) {
+      // nl.atomic_rmw: the DMA reads dst's rows and writes them back updated, one after the
+      // other on one queue (two transfers by the load / store rule), descriptors from GpSimd.
+      dma(in, k, t, s->dst, shape, "atomic_rmw add");
+      in.dma_bytes *= 2;
+      in.duration_us *= 2;
+      dma_issue(in, t, s->dma, partitions(shape));
+      return true;
+    }
     if (ir::is_hbm(dst.memory) || s->dma.issued) {  // isa.dma_copy between on-chip arrays is a DMA too
-      dma(in, k, t, s->dst, shape, s->dma.issued ? "copy" : "store");
+      dma(in, k, t, s->dst, shape, s->index_tile >= 0 ? "scatter" : s->dma.issued ? "copy" : "store");
       dma_issue(in, t, s->dma, partitions(shape));
       return true;
     }
@@ -704,12 +713,18 @@ class CoreScheduler {
       r.need(tile_end_[ti] + (tile_queue_[ti] == queue ? 0.0 : (tile_end_[ti] > 0 ? lat : 0.0)));
       if (view_[ti]) reads.push_back(*view_[ti]);
     }
+    // A data-dependent row (a gather's or scatter's index tile) may be any row of the tensor.
+    auto rows_by_index = [&](Box b, int tensor, bool indirect) {
+      if (indirect) b[0] = whole(tensor)[0];
+      return b;
+    };
     auto add_store = [&](const ir::StoreOp& s) {
-      Box b = box_of(s.dst);
-      if (s.accumulate) reads.push_back({s.dst.tensor, b});
+      Box b = rows_by_index(box_of(s.dst), s.dst.tensor, s.index_tile >= 0);
+      if (s.accumulate || s.atomic) reads.push_back({s.dst.tensor, b});
       writes.push_back({s.dst.tensor, std::move(b)});
     };
-    if (const auto* l = std::get_if<ir::LoadOp>(&op)) reads.push_back({l->src.tensor, box_of(l->src)});
+    if (const auto* l = std::get_if<ir::LoadOp>(&op))
+      reads.push_back({l->src.tensor, rows_by_index(box_of(l->src), l->src.tensor, l->index_tile >= 0)});
     if (const auto* s = std::get_if<ir::StoreOp>(&op)) add_store(*s);
     if (const auto* a = std::get_if<ir::AllocOp>(&op)) writes.push_back({a->tensor, whole(a->tensor)});
     if (fused_[at] > at) add_store(std::get<ir::StoreOp>(k_.body[fused_[at]]));

@@ -8,7 +8,7 @@ namespace nki::sim {
 /** A short name of the op: load, store, store+=, memset, exp, add, select, iota, sum, matmul, transpose, ... */
 inline const char* op_label(const ir::Op& op) {
   if (std::holds_alternative<ir::LoadOp>(op)) return "load";
-  if (const auto* s = std::get_if<ir::StoreOp>(&op)) return s->accumulate ? "store+=" : "store";
+  if (const auto* s = std::get_if<ir::StoreOp>(&op)) return s->atomic ? "atomic_rmw" : s->index_tile >= 0 ? "scatter" : s->accumulate ? "store+=" : "store";
   if (std::holds_alternative<ir::AllocOp>(op)) return "memset";
   if (const auto* a = std::get_if<ir::ActivationOp>(&op)) return ir::act_name(a->kind);
   if (const auto* b = std::get_if<ir::BinaryOp>(&op)) return ir::binary_name(b->kind);

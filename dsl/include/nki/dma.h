@@ -56,6 +56,18 @@ void dma_copy(const nl::access& dst, const indirect_access& src, const dma_optio
               std::source_location loc = std::source_location::current());
 
 /**
+ * A scatter of rows: partition p of src (an HBM or SBUF window, or an SBUF tile, of the
+ * window's shape) is written to the row dst's index tile names (software DGE). Several
+ * partitions naming one row: the last partition's data stays (checked mode reports the
+ * pair). A row outside the tensor is err_tensor_access_out_of_bound when the kernel runs
+ * (oob_mode::error), or is not written (oob_mode::skip).
+ */
+void dma_copy(const indirect_access& dst, const nl::access& src, const dma_options& o = {},
+              std::source_location loc = std::source_location::current());
+void dma_copy(const indirect_access& dst, const nl::tile& src, const dma_options& o = {},
+              std::source_location loc = std::source_location::current());
+
+/**
  * dst = src transposed by a DMA: src a window of HBM or SBUF, dst an SBUF window of the
  * permuted shape and the same dtype. axes (default: the rank's only one): (1, 0), (2, 1, 0)
  * or (3, 1, 2, 0); result axis i is source axis axes[i].
@@ -97,6 +109,20 @@ void nc_stream_shuffle(const nl::access& dst, const nl::operand& src, const std:
 }  // namespace nki::isa
 
 namespace nki::language {
+
+/** Keyword arguments of nl::atomic_rmw. */
+struct atomic_rmw_options {
+  predicate mask;
+};
+/**
+ * NKI's original nl.atomic_rmw(dst, value, op, mask=): dst = op(dst, value) on HBM, atomic.
+ * dst is an indirect window (isa::indirect(t[...], index), as a scatter's); op is nl::add,
+ * NKI's only one. Every update of an element lands, duplicates within the index tile and
+ * updates by other instances and cores alike; they sum exactly (fp32 addends) and dst holds
+ * the sum rounded to its dtype, so the result does not depend on the order they land in.
+ */
+void atomic_rmw(const isa::indirect_access& dst, const operand& value, const binary_fn& op,
+                const atomic_rmw_options& o = {}, source_location loc = source_location::current());
 
 /** nl.load_transpose2d: the 2-D HBM window [A, B] loaded as its transpose [B, A] (a DMA transpose), converted to dtype if given. */
 tile load_transpose2d(const access& src, std::optional<DType> dtype = std::nullopt,

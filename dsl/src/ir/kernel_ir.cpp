@@ -2,6 +2,7 @@
 #include "nki/ir/kernel_ir.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <cstdint>
@@ -285,7 +286,10 @@ struct Reads {
   void operator()(const LoadOp& op) {
     if (op.index_tile >= 0) out.push_back(op.index_tile);
   }
-  void operator()(const StoreOp& op) { out.push_back(op.value); }
+  void operator()(const StoreOp& op) {
+    out.push_back(op.value);
+    if (op.index_tile >= 0) out.push_back(op.index_tile);
+  }
   void operator()(const AllocOp&) {}
   void operator()(const ActivationOp& op) { add_tile(out, op.data), add_tile(out, op.scale), add_tile(out, op.bias); }
   void operator()(const BinaryOp& op) { add_tile(out, op.lhs), add_tile(out, op.rhs); }
@@ -353,6 +357,13 @@ std::string indirect_out_of_bound_message(const std::string& name, int dim, std:
   return fmt::format("an indirect access of tensor {} takes index {} on dimension {}, outside [0, {}) (oob_mode.error; "
                      "oob_mode.skip skips such rows)",
                      name, index, dim, limit);
+}
+
+std::string scatter_duplicate_message(const TensorDecl& t, const std::vector<std::int64_t>& idx, std::int64_t first,
+                                      std::int64_t second) {
+  return fmt::format("partitions {} and {} of one scatter both write element [{}] of tensor {} {}: the last partition's "
+                     "value stays; give each partition its own row, or use nl::atomic_rmw to accumulate",
+                     first, second, fmt::join(idx, ","), t.name, shape_str(t.shape));
 }
 
 std::vector<int> tiles_read(const Op& op) {

@@ -49,8 +49,10 @@ struct OpPrinter {
                        tile_type(k, op.result));
   }
   std::string operator()(const StoreOp& op) const {
-    return fmt::format("{} {}, %t{}{}", op.accumulate ? "accumulate" : "store", access_str(k, op.dst), op.value,
-                       mask_str(op.mask));
+    const std::string indirect =
+        op.index_tile < 0 ? "" : fmt::format(" indirect(dim 0 += %t{}{})", op.index_tile, op.oob_error ? " oob_error" : "");
+    return fmt::format("{} {}{}, %t{}{}", op.atomic ? "atomic_add" : op.accumulate ? "accumulate" : "store",
+                       access_str(k, op.dst), indirect, op.value, mask_str(op.mask));
   }
   std::string operator()(const AllocOp& op) const { return fmt::format("alloc %{}", k.tensors.at(op.tensor).name); }
   std::string operator()(const ActivationOp& op) const {

@@ -212,7 +212,7 @@ struct Validator {
 
   /** Two iterations of an enclosing affine_range must not write the same element (PSUM += excepted). */
   void check_output_dependencies(const StoreOp& op) const {
-    if (op.accumulate) return;
+    if (op.accumulate || op.atomic) return;  // atomic updates commute
     const int scope = tensor_scope.at(static_cast<std::size_t>(op.dst.tensor));
     for (int l : nest.enclosing(position)) {
       const LoopInfo& info = k.loops.at(static_cast<std::size_t>(l));

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "halide_lowering.h"
+#include "core/atomic_add.h"
 #include "core/rank_link.h"
 #include "kernel_abi.h"
 #include "nki/error.h"
@@ -120,6 +121,7 @@ class CompiledRunner final : public CoreRunner {
         case StepPlan::Kind::reg: register_step(step); break;
         case StepPlan::Kind::print: print_step(step); break;
         case StepPlan::Kind::collective: collective_step(step); break;
+        case StepPlan::Kind::scatter: scatter_step(step); break;
       }
     }
   }
@@ -160,6 +162,65 @@ class CompiledRunner final : public CoreRunner {
     prints_.push_back({pid_, ir::device_print_line(op.prefix, pid_, ti.dtype, ti.shape, values)});
   }
 
+  /** Element `i` (row-major) of a scratch buffer: fp32 or fp64 values. */
+  static double scratch_value(const View& v, std::int64_t i) {
+    if (v.type.bits == 64) return reinterpret_cast<const double*>(v.data)[i];
+    return reinterpret_cast<const float*>(v.data)[i];
+  }
+
+  /**
+   * A scatter (or nl.atomic_rmw): partition p of the value tile goes to the row base + index[p]
+   * of dst, partitions in order. Every row is checked before any is written, as the interpreter
+   * does: under oob_mode.error an out-of-bound row writes nothing; under skip it is not written.
+   */
+  void scatter_step(const StepPlan& step) {
+    const auto& op = std::get<ir::StoreOp>(ir_.body[static_cast<std::size_t>(step.op)]);
+    const ir::TensorDecl& decl = ir_.tensors[static_cast<std::size_t>(op.dst.tensor)];
+    const TensorBinding& t = tensors_[static_cast<std::size_t>(op.dst.tensor)];
+    const View& value = scratch_[static_cast<std::size_t>(-1 - step.inputs[0])];
+    const View& index = scratch_[static_cast<std::size_t>(-1 - step.inputs[1])];
+    const Shape& shape = op.dst.shape;
+    // dim 0 has no axis terms: its index is the window's start; the others walk the tile
+    const std::int64_t base = first_element_offset_on(op.dst, 0, step);
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(shape[0]));
+    for (std::int64_t p = 0; p < shape[0]; ++p) {
+      const double row = static_cast<double>(base) + scratch_value(index, p);
+      if (row >= 0 && row < static_cast<double>(t.shape[0])) {
+        rows[static_cast<std::size_t>(p)] = static_cast<std::int64_t>(row);
+      } else if (op.oob_error) {
+        throw UserError("err_tensor_access_out_of_bound", ir_.name, op.loc,
+                        ir::indirect_out_of_bound_message(decl.name, 0, static_cast<std::int64_t>(row), t.shape[0]));
+      } else {
+        rows[static_cast<std::size_t>(p)] = -1;
+      }
+    }
+    std::vector<std::int64_t> start(op.dst.indices.size());
+    for (std::size_t d = 1; d < start.size(); ++d) start[d] = first_element_offset_on(op.dst, d, step);
+    std::vector<std::int64_t> loops(loop32_.begin(), loop32_.end());
+    if (step.shift_loop >= 0) loops[static_cast<std::size_t>(step.shift_loop)] += step.shift;
+    std::vector<std::int64_t> c(shape.size(), 0);
+    const std::int64_t n = shape_elements(shape);
+    for (std::int64_t i = 0; i < n; ++i) {
+      for (std::int64_t r = i, d = static_cast<std::int64_t>(shape.size()) - 1; d >= 0; --d) {
+        c[static_cast<std::size_t>(d)] = r % shape[static_cast<std::size_t>(d)];
+        r /= shape[static_cast<std::size_t>(d)];
+      }
+      const std::int64_t row = rows[static_cast<std::size_t>(c[0])];
+      if (row < 0 || !op.mask.holds(pid_, loops, c, rank32_)) continue;
+      std::int64_t offset = row * t.strides[0];
+      for (std::size_t d = 1; d < op.dst.indices.size(); ++d) {
+        std::int64_t v = start[d];
+        for (const ir::Term& term : op.dst.indices[d].terms)
+          if (term.sym.kind == ir::Sym::Kind::axis) v += term.coeff * c[static_cast<std::size_t>(term.sym.index)];
+        offset += v * t.strides[d];
+      }
+      std::byte* at = t.data + offset * dtype_bytes(t.dtype);
+      const double v = scratch_value(value, i);
+      if (op.atomic) atomic_add_element(at, decl.dtype, v);
+      else store_element(at, decl.dtype, v);
+    }
+  }
+
   /** A collective: the rank link meets the group's other ranks and writes the dsts. */
   void collective_step(const StepPlan& step) {
     const auto& op = std::get<ir::CollectiveOp>(ir_.body[static_cast<std::size_t>(step.op)]);
@@ -184,6 +245,22 @@ class CompiledRunner final : public CoreRunner {
     std::byte* at = t.data + first_element_offset(op.mem, t, step) * dtype_bytes(t.dtype);
     if (op.kind == ir::RegisterOp::Kind::load) reg(op.dst) = ir::register_from_element(at, t.dtype);
     else ir::register_to_element(at, t.dtype, reg(op.src));
+  }
+
+  /** Index `d` of access `a` at tile coordinate 0 for the current instance (the step's loop shift applied). */
+  std::int64_t first_element_offset_on(const ir::Access& a, std::size_t d, const StepPlan& step) const {
+    const ir::IndexExpr& e = a.indices[d];
+    std::int64_t v = e.constant;
+    for (const ir::Term& term : e.terms) {
+      const auto i = static_cast<std::size_t>(term.sym.index);
+      switch (term.sym.kind) {
+        case ir::Sym::Kind::program_id: v += term.coeff * pid_[i]; break;
+        case ir::Sym::Kind::loop: v += term.coeff * (loop32_[i] + (term.sym.index == step.shift_loop ? step.shift : 0)); break;
+        case ir::Sym::Kind::rank: v += term.coeff * rank32_; break;
+        case ir::Sym::Kind::axis: break;
+      }
+    }
+    return v;
   }
 
   /** The element offset of tile coordinate 0 of access `a` into `t` for the current instance (the step's loop shift applied). */
@@ -320,6 +397,20 @@ class CompiledProgram final : public Program {
             step.shift_loop < -1 || (step.shift_loop >= 0 && static_cast<std::size_t>(step.shift_loop) >= ir_->loops.size()) ||
             step.shift < 0 || (step.shift_loop >= 0 && step.shift >= ir_->loops[static_cast<std::size_t>(step.shift_loop)].trip))
           throw std::runtime_error(fmt::format("step {} is a malformed register instruction", s));
+      } else if (step.kind == StepPlan::Kind::scatter) {
+        const auto* st = step.op >= 0 && static_cast<std::size_t>(step.op) < ir_->body.size()
+                             ? std::get_if<ir::StoreOp>(&ir_->body[static_cast<std::size_t>(step.op)])
+                             : nullptr;
+        auto scratch_of = [&](std::size_t i, int tile) {
+          if (step.inputs.size() != 2 || step.inputs[i] >= 0) return false;
+          const auto sc = static_cast<std::size_t>(-1 - step.inputs[i]);
+          return sc < plan_.scratch.size() && plan_.scratch[sc].shape == ir_->tiles[static_cast<std::size_t>(tile)].shape &&
+                 plan_.scratch[sc].type_code == 2 && (plan_.scratch[sc].type_bits == 32 || plan_.scratch[sc].type_bits == 64);
+        };
+        if (st == nullptr || st->index_tile < 0 || !scratch_of(0, st->value) || !scratch_of(1, st->index_tile) ||
+            step.shift_loop < -1 || (step.shift_loop >= 0 && static_cast<std::size_t>(step.shift_loop) >= ir_->loops.size()) ||
+            step.shift < 0 || (step.shift_loop >= 0 && step.shift >= ir_->loops[static_cast<std::size_t>(step.shift_loop)].trip))
+          throw std::runtime_error(fmt::format("step {} is a malformed scatter", s));
       } else if (step.kind == StepPlan::Kind::collective) {
         if (step.op < 0 || static_cast<std::size_t>(step.op) >= ir_->body.size() ||
             !std::holds_alternative<ir::CollectiveOp>(ir_->body[static_cast<std::size_t>(step.op)]))

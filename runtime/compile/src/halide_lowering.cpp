@@ -592,7 +592,8 @@ class KernelBuilder {
     for (const ir::Op& op : k.body) {
       if (const auto* l = std::get_if<ir::LoadOp>(&op); l && stores[static_cast<std::size_t>(l->src.tensor)] > 0)
         batchable_ = false;
-      if (const auto* s = std::get_if<ir::StoreOp>(&op); s && (!s->mask.empty() || s->accumulate)) batchable_ = false;
+      if (const auto* s = std::get_if<ir::StoreOp>(&op); s && (!s->mask.empty() || s->accumulate || s->index_tile >= 0))
+        batchable_ = false;
       if (std::holds_alternative<ir::AllocOp>(op) || std::holds_alternative<ir::RegisterOp>(op) ||
           std::holds_alternative<ir::PrintOp>(op) || std::holds_alternative<ir::CollectiveOp>(op))
         batchable_ = false;
@@ -658,6 +659,16 @@ class KernelBuilder {
           s.tensor = a->tensor;
           steps_.push_back(std::move(s));
         }
+        continue;
+      }
+      if (const auto* s = std::get_if<ir::StoreOp>(&op); s && s->index_tile >= 0) {
+        // A scatter (or atomic update): the executor writes the rows its index tile names.
+        Step st;
+        st.kind = Step::Kind::scatter;
+        st.op = static_cast<int>(i);
+        st.inputs = {-1 - tile_scratch_.at(static_cast<std::size_t>(s->value)),
+                     -1 - tile_scratch_.at(static_cast<std::size_t>(s->index_tile))};
+        steps_.push_back(std::move(st));
         continue;
       }
       if (const auto* s = std::get_if<ir::StoreOp>(&op)) {
@@ -736,7 +747,8 @@ class KernelBuilder {
       const std::size_t first = steps_.size();
       lower_ops(l);
       for (std::size_t s = first; s < steps_.size(); ++s) {
-        if (steps_[s].kind != Step::Kind::call && steps_[s].kind != Step::Kind::reg) continue;  // print reads no index
+        if (steps_[s].kind != Step::Kind::call && steps_[s].kind != Step::Kind::reg && steps_[s].kind != Step::Kind::scatter)
+          continue;  // print reads no index
         steps_[s].shift_loop = l;
         steps_[s].shift = static_cast<int>(u);
       }
@@ -784,6 +796,10 @@ class KernelBuilder {
         if (made_in[static_cast<std::size_t>(t)] != here) m[static_cast<std::size_t>(t)] = true;
       }
       if (const auto* pr = std::get_if<ir::PrintOp>(&op)) m[static_cast<std::size_t>(pr->tile)] = true;  // printed from scratch
+      if (const auto* st = std::get_if<ir::StoreOp>(&op); st && st->index_tile >= 0) {  // scattered from scratch
+        m[static_cast<std::size_t>(st->value)] = true;
+        m[static_cast<std::size_t>(st->index_tile)] = true;
+      }
       const int t = ir::tile_defined(op);
       if (t < 0) continue;
       made_in[static_cast<std::size_t>(t)] = here;

@@ -20,6 +20,7 @@ const char* kind_name(StepPlan::Kind k) {
     case StepPlan::Kind::reg: return "register";
     case StepPlan::Kind::print: return "print";
     case StepPlan::Kind::collective: return "collective";
+    case StepPlan::Kind::scatter: return "scatter";
   }
   return "?";
 }
@@ -31,6 +32,7 @@ StepPlan::Kind kind_of(const std::string& s) {
   if (s == "register") return StepPlan::Kind::reg;
   if (s == "print") return StepPlan::Kind::print;
   if (s == "collective") return StepPlan::Kind::collective;
+  if (s == "scatter") return StepPlan::Kind::scatter;
   throw std::runtime_error("unknown step kind '" + s + "'");
 }
 
@@ -78,6 +80,10 @@ std::string plan_outline(const KernelPlan& plan) {
       case StepPlan::Kind::fill: out += fmt::format("{}fill tensor{}\n", indent, s.tensor); break;
       case StepPlan::Kind::print: out += fmt::format("{}device_print op{} scratch{}\n", indent, s.op, s.scratch); break;
       case StepPlan::Kind::collective: out += fmt::format("{}collective op{}\n", indent, s.op); break;
+      case StepPlan::Kind::scatter:
+        out += fmt::format("{}scatter op{}{}\n", indent, s.op,
+                           s.shift_loop >= 0 ? fmt::format("  (loop{} + {})", s.shift_loop, s.shift) : "");
+        break;
       case StepPlan::Kind::reg:
         out += fmt::format("{}register op{}{}\n", indent, s.op,
                            s.shift_loop >= 0 ? fmt::format("  (loop{} + {})", s.shift_loop, s.shift) : "");

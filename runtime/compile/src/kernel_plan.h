@@ -22,7 +22,7 @@ struct PlanDim {
  * marker of a dynamic loop (ir::is_dynamic) computes its trip count from registers as it starts.
  */
 struct StepPlan {
-  enum class Kind { call, loop, loop_end, fill, reg, print, collective } kind = Kind::call;
+  enum class Kind { call, loop, loop_end, fill, reg, print, collective, scatter } kind = Kind::call;
   // call
   std::string function;     ///< the step's function in the artifact (its argv entry is function + "_argv")
   std::vector<int> inputs;  ///< buffer arguments in order: a tensor id, or -1 - scratch index
@@ -41,6 +41,8 @@ struct StepPlan {
   std::int64_t trip = -1;
   int tensor = -1;      ///< fill
   int op = -1;          ///< reg / print / collective: body index of the RegisterOp / PrintOp / CollectiveOp (print: `scratch` holds its tile)
+  // scatter: `op` is the indirect StoreOp the executor performs; inputs are the scratch keys
+  // (-1 - index) of its value tile and its index tile
 };
 
 /** A per-core buffer holding one materialized tile (Halide type code and bits of its values). */

@@ -12,11 +12,12 @@
 
 namespace nki {
 
-/** One execution of a store into HBM: which instance, at which loop values, by which op. */
+/** One execution of a store into HBM (or a load of a tensor nl.atomic_rmw updates): which instance, at which loop values, by which op. */
 struct WriteRecord {
   std::vector<std::int64_t> pid, loop;
   std::size_t op = 0;
   bool accumulate = false;
+  bool atomic = false;  ///< nl.atomic_rmw: commutes with other atomic updates of the element, by any instance
 };
 
 /** Writer of an element: a record index, or one of these. */
@@ -53,6 +54,8 @@ class WriteRecords {
 struct CheckedLaunch {
   WriteRecords records;
   std::vector<std::unique_ptr<std::atomic<std::int64_t>[]>> writers;  ///< by tensor id; null when not tracked
+  /// by tensor id, for tensors nl.atomic_rmw updates: the last record that read each element (kNeverWritten: none)
+  std::vector<std::unique_ptr<std::atomic<std::int64_t>[]>> readers;
 };
 
 /** Fills `count` elements with the poison of `dt`: NaN for floats, bytes 0xA5 for integers and bool. */

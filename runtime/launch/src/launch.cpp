@@ -18,6 +18,7 @@
 #include "nki/kernel.h"
 #include "nki/simulator/capacity.h"
 #include "bounds_check.h"
+#include "core/atomic_add.h"
 #include "core/core_workers.h"
 #include "core_programs.h"
 #include "dist/world_collectives.h"
@@ -177,7 +178,10 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
     }
   }
   std::vector<DevicePrint> prints;
-  run_on_cores(ir.name, programs, bindings, result.cores, links, prints);
+  {
+    const AtomicSumsScope atomic_sums(bindings, has_atomic_updates(ir));
+    run_on_cores(ir.name, programs, bindings, result.cores, links, prints);
+  }
   if (options_.checked) programs.front()->end_launch(bindings);
   // nl.device_print: instance order (each instance's lines in the order it printed them), whatever core ran it.
   std::stable_sort(prints.begin(), prints.end(), [](const DevicePrint& a, const DevicePrint& b) { return a.pid < b.pid; });

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <utility>
 
 #include "nki/error.h"
@@ -14,6 +15,7 @@
 #include "nki/ir/walk.h"
 #include "bounds_check.h"
 #include "checked_state.h"
+#include "core/atomic_add.h"
 #include "core/rank_link.h"
 
 namespace nki {
@@ -24,6 +26,8 @@ namespace {
 std::string op_label(const ir::KernelIR& k, const ir::Op& op) {
   if (std::holds_alternative<ir::LoadOp>(op)) return "nl::load";
   if (const auto* s = std::get_if<ir::StoreOp>(&op)) {
+    if (s->atomic) return "nl::atomic_rmw";
+    if (s->index_tile >= 0) return "isa::dma_copy";
     if (ir::is_hbm(k.tensors[static_cast<std::size_t>(s->dst.tensor)].memory)) return "nl::store";
     return s->accumulate ? "`+=`" : "`=`";
   }
@@ -213,8 +217,7 @@ class ReferenceRunner final : public CoreRunner {
   std::string where(const WriteRecord& r) const {
     std::string w = r.pid.empty() ? "instance (no grid)" : fmt::format("instance [{}]", fmt::join(r.pid, ","));
     for (int l : nest_.enclosing(r.op)) w += fmt::format(" l{}={}", l, r.loop[static_cast<std::size_t>(l)]);
-    const SourceLoc& loc = std::get<ir::StoreOp>(ir_.body[r.op]).loc;
-    return w + fmt::format(" ({})", loc.str());
+    return w + fmt::format(" ({})", loc_of(ir_.body[r.op]).str());
   }
 
   /** Tensor coordinate and row-major flat index of the element access `a` reaches at tile coordinate `c`. */
@@ -249,17 +252,41 @@ class ReferenceRunner final : public CoreRunner {
     return {static_cast<std::size_t>(t.view_of), first, last - first + 1};
   }
 
+  /** Tensor coordinate and flat index a scatter's tile coordinate `c` writes: dimension 0 is its partition's row. */
+  std::pair<std::vector<std::int64_t>, std::int64_t> scatter_coord(const ir::StoreOp& op, const std::vector<std::int64_t>& c,
+                                                                   const std::vector<std::int64_t>& rows) const {
+    const TensorBinding& t = tensors_[static_cast<std::size_t>(op.dst.tensor)];
+    std::vector<std::int64_t> idx(op.dst.indices.size());
+    std::int64_t flat = 0;
+    for (std::size_t d = 0; d < op.dst.indices.size(); ++d) {
+      idx[d] = d == 0 ? rows[static_cast<std::size_t>(c[0])] : eval(op.dst.indices[d], c);
+      if (idx[d] < 0 || idx[d] >= t.shape[d]) throw_out_of_bound(ir_, op.dst, pid_, loop_, c, idx[d], d, rank_);
+      flat = flat * t.shape[d] + idx[d];
+    }
+    return {idx, flat};
+  }
+
   /** A read of element `c` of access `a` by op `op`: it must have been written (or filled, or be an argument). */
   void check_read(const ir::Access& a, const std::vector<std::int64_t>& c, const SourceLoc& loc) const {
     const ir::TensorDecl& t = ir_.tensors[static_cast<std::size_t>(a.tensor)];
     const std::size_t ti = static_cast<std::size_t>(ir::storage_of(ir_, a.tensor));
-    if ((t.memory == ir::Memory::hbm_input || t.memory == ir::Memory::constant_hbm) && !checked_->writers[ti]) return;
+    if ((t.memory == ir::Memory::hbm_input || t.memory == ir::Memory::constant_hbm) && !checked_->writers[ti]) return;  // before coord_of, as reads of arguments always were
     const auto [idx, flat] = coord_of(a, c);
+    check_read_at(static_cast<std::size_t>(a.tensor), idx, flat, loc);
+  }
+  /**
+   * The same for element `idx` (row-major `flat`) of tensor `vi`: a reshape / view(dtype) reads the
+   * elements of its storage that hold the element's bytes.
+   */
+  void check_read_at(std::size_t vi, const std::vector<std::int64_t>& idx, std::int64_t flat, const SourceLoc& loc) const {
+    const ir::TensorDecl& t = ir_.tensors[vi];
+    const std::size_t ti = static_cast<std::size_t>(ir::storage_of(ir_, static_cast<int>(vi)));
+    if ((t.memory == ir::Memory::hbm_input || t.memory == ir::Memory::constant_hbm) && !checked_->writers[ti]) return;
     bool ok = true;
     if (ir::is_per_instance(t.memory)) {
       ok = written_[ti][static_cast<std::size_t>(flat)] != 0;
     } else if (checked_->writers[ti]) {
-      const StorageElements e = storage_elements(static_cast<std::size_t>(a.tensor), flat);
+      const StorageElements e = storage_elements(vi, flat);
       for (std::int64_t f = e.first; f < e.first + e.count; ++f)
         ok = ok && checked_->writers[ti][static_cast<std::size_t>(f)].load(std::memory_order_acquire) != kNeverWritten;
     }
@@ -272,6 +299,7 @@ class ReferenceRunner final : public CoreRunner {
 
   /** Two writes of one element conflict when instances differ, or when an affine_range enclosing both differs. */
   bool conflict(const WriteRecord& a, const WriteRecord& b) const {
+    if (a.atomic && b.atomic) return false;  // atomic updates commute, whoever makes them
     if (a.pid != b.pid) return true;
     if (a.accumulate && b.accumulate) return false;
     const std::span<const int> ea = nest_.enclosing(a.op);
@@ -295,23 +323,66 @@ class ReferenceRunner final : public CoreRunner {
 
   void checked_load(const ir::LoadOp& op) {
     const ir::TileInfo& ti = ir_.tiles[static_cast<std::size_t>(op.result)];
+    const auto& readers = checked_->readers[static_cast<std::size_t>(op.src.tensor)];
+    const std::int64_t rec = readers ? checked_->records.append({pid_, loop_, at_, false, false}) : -1;
     std::vector<std::int64_t> c(ti.shape.size(), 0);
     do {
-      if (holds(op.mask, c)) check_read(op.src, c, op.loc);
+      if (!holds(op.mask, c)) continue;
+      check_read(op.src, c, op.loc);
+      if (readers && op.index_tile < 0) check_read_against_atomic(op.src.tensor, coord_of(op.src, c), rec, op.loc);
     } while (next_coord(c, ti.shape));
   }
 
-  void checked_store(const ir::StoreOp& op) {
+  /**
+   * A tensor nl.atomic_rmw updates: a read of an element another instance updates atomically
+   * is a race (its value depends on when the update lands). Each side publishes itself, then
+   * looks for the other (sequentially consistent), so one of the two sees it.
+   */
+  void check_read_against_atomic(int tensor, const std::pair<std::vector<std::int64_t>, std::int64_t>& at,
+                                 std::int64_t rec, const SourceLoc& loc) const {
+    const auto ti = static_cast<std::size_t>(tensor);
+    const auto f = static_cast<std::size_t>(at.second);
+    checked_->readers[ti][f].store(rec);
+    const std::int64_t w = checked_->writers[ti] ? checked_->writers[ti][f].load() : kNeverWritten;
+    if (w >= 0 && checked_->records[w].atomic && checked_->records[w].pid != pid_)
+      report_atomic_race(ir_.tensors[ti], at.first, checked_->records[w], checked_->records[rec], loc);
+  }
+  /** The other half: an atomic update of an element another instance read. */
+  void check_atomic_against_reads(std::size_t ti, std::size_t f, const std::vector<std::int64_t>& idx, std::int64_t rec,
+                                  const SourceLoc& loc) const {
+    if (!checked_->readers[ti]) return;
+    const std::int64_t r = checked_->readers[ti][f].load();
+    if (r >= 0 && checked_->records[r].pid != pid_)
+      report_atomic_race(ir_.tensors[ti], idx, checked_->records[rec], checked_->records[r], loc);
+  }
+  [[noreturn]] void report_atomic_race(const ir::TensorDecl& t, const std::vector<std::int64_t>& idx,
+                                       const WriteRecord& update, const WriteRecord& read, const SourceLoc& loc) const {
+    throw UserError("err_instances_write_same_element", ir_.name, loc,
+                    fmt::format("element [{}] of tensor {} {} is updated by nl::atomic_rmw in {} and read by {}: the "
+                                "value read depends on when the update lands",
+                                fmt::join(idx, ","), t.name, shape_str(t.shape), where(update), where(read)));
+  }
+
+  void checked_store(const ir::StoreOp& op, const std::vector<std::int64_t>& rows = {}) {
     const std::size_t ti = static_cast<std::size_t>(op.dst.tensor);
     const ir::TensorDecl& t = ir_.tensors[ti];
     const bool hbm = ir::is_hbm(t.memory);
     std::int64_t rec = -1;
-    if (hbm) rec = checked_->records.append({pid_, loop_, at_, op.accumulate});
+    if (hbm) rec = checked_->records.append({pid_, loop_, at_, op.accumulate, op.atomic});
+    std::map<std::int64_t, std::int64_t> scattered;  // a scatter's elements: flat index -> the partition that wrote it
     std::vector<std::int64_t> c(op.dst.shape.size(), 0);
     do {
       if (!holds(op.mask, c)) continue;
-      if (op.accumulate) check_read(op.dst, c, op.loc);
-      const auto [idx, flat] = coord_of(op.dst, c);
+      const bool indirect = op.index_tile >= 0;
+      if (indirect && rows[static_cast<std::size_t>(c[0])] < 0) continue;  // a skipped row
+      const auto [idx, flat] = indirect ? scatter_coord(op, c, rows) : coord_of(op.dst, c);
+      if (op.accumulate || op.atomic) check_read_at(ti, idx, flat, op.loc);
+      if (indirect && !op.atomic) {
+        const auto [it, fresh] = scattered.try_emplace(flat, c[0]);
+        if (!fresh)
+          throw UserError("err_unexpected_output_dependencies", ir_.name, op.loc,
+                          ir::scatter_duplicate_message(t, idx, it->second, c[0]));
+      }
       if (t.view_of >= 0) {  // a write through a reshape / view(dtype) is a write of the storage's elements
         const StorageElements e = storage_elements(ti, flat);
         for (std::int64_t f = e.first; f < e.first + e.count; ++f) {
@@ -324,8 +395,9 @@ class ReferenceRunner final : public CoreRunner {
       const std::size_t f = static_cast<std::size_t>(flat);
       std::int64_t old = kNeverWritten;
       if (t.memory == ir::Memory::private_hbm) old = std::exchange(own_writer_[ti][f], rec);
-      else if (hbm) old = checked_->writers[ti][f].exchange(rec, std::memory_order_acq_rel);
+      else if (hbm) old = checked_->writers[ti][f].exchange(rec);  // sequentially consistent: see check_read_against_atomic
       if (ir::is_per_instance(t.memory)) written_[ti][f] = 1;
+      if (op.atomic && !ir::is_per_instance(t.memory)) check_atomic_against_reads(ti, f, idx, rec, op.loc);
       if (old >= 0 && old != rec && conflict(checked_->records[old], checked_->records[rec]))
         report_conflict(t, idx, checked_->records[old], checked_->records[rec], op.loc);
     } while (next_coord(c, op.dst.shape));
@@ -499,7 +571,56 @@ class ReferenceRunner final : public CoreRunner {
     });
   }
 
+  /**
+   * The row each partition of a scatter writes (-1: skipped, oob_mode::skip), all checked before
+   * any is written: an out-of-bound row under oob_mode::error writes nothing.
+   */
+  std::vector<std::int64_t> scatter_rows(const ir::StoreOp& op) const {
+    const ir::TensorDecl& decl = ir_.tensors[static_cast<std::size_t>(op.dst.tensor)];
+    const std::vector<std::int64_t> zero(op.dst.shape.size(), 0);
+    const std::int64_t base = eval(op.dst.indices[0], zero);
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(op.dst.shape[0]));
+    for (std::int64_t p = 0; p < op.dst.shape[0]; ++p) {
+      const double offset = value({op.index_tile, 0, true}, {p, 0});
+      const double row = static_cast<double>(base) + offset;
+      if (row >= 0 && row < static_cast<double>(decl.shape[0])) {
+        rows[static_cast<std::size_t>(p)] = static_cast<std::int64_t>(row);
+        continue;
+      }
+      if (op.oob_error)
+        throw UserError("err_tensor_access_out_of_bound", ir_.name, op.loc,
+                        ir::indirect_out_of_bound_message(decl.name, 0, static_cast<std::int64_t>(row), decl.shape[0]));
+      rows[static_cast<std::size_t>(p)] = -1;
+    }
+    return rows;
+  }
+
+  /** A scatter, or nl.atomic_rmw: partition p writes (adds to) the row its index tile names; partitions in order. */
+  void exec_scatter(const ir::StoreOp& op) {
+    const std::vector<std::int64_t> rows = scatter_rows(op);
+    if (checked_) checked_store(op, rows);
+    const ir::TensorDecl& decl = ir_.tensors[static_cast<std::size_t>(op.dst.tensor)];
+    const TensorBinding& t = tensors_[static_cast<std::size_t>(op.dst.tensor)];
+    std::vector<std::int64_t> c(op.dst.shape.size(), 0);
+    do {
+      if (!holds(op.mask, c) || rows[static_cast<std::size_t>(c[0])] < 0) continue;
+      read_undef_ = kDefined;
+      const double v = tile_at(op.value, c);
+      if (checked_ && read_undef_ != kDefined) report_undefined(op, read_undef_, c);
+      const std::vector<std::int64_t> idx = scatter_coord(op, c, rows).first;
+      std::int64_t offset = 0;
+      for (std::size_t d = 0; d < idx.size(); ++d) offset += idx[d] * t.strides[d];
+      std::byte* at = t.data + offset * dtype_bytes(t.dtype);
+      if (op.atomic) atomic_add_element(at, decl.dtype, v);
+      else store_element(at, decl.dtype, v);
+    } while (next_coord(c, op.dst.shape));
+  }
+
   void exec(const ir::StoreOp& op) {
+    if (op.index_tile >= 0) {
+      exec_scatter(op);
+      return;
+    }
     if (checked_) checked_store(op);
     const ir::TensorDecl& decl = ir_.tensors[static_cast<std::size_t>(op.dst.tensor)];
     const DType dst = decl.dtype;
@@ -895,6 +1016,17 @@ class ReferenceProgram final : public Program {
       const std::int64_t initial = !output || t.fill ? kFilled : kNeverWritten;
       for (std::int64_t i = 0; i < n; ++i) w[static_cast<std::size_t>(i)].store(initial, std::memory_order_relaxed);
       if (output && !t.fill) poison(tensors[static_cast<std::size_t>(t.id)].data, t.dtype, n);
+    }
+    checked_->readers.clear();
+    checked_->readers.resize(ir_->tensors.size());
+    for (const ir::Op& op : ir_->body) {
+      const auto* s = std::get_if<ir::StoreOp>(&op);
+      if (s == nullptr || !s->atomic || !checked_->writers[static_cast<std::size_t>(s->dst.tensor)]) continue;
+      auto& r = checked_->readers[static_cast<std::size_t>(s->dst.tensor)];
+      if (r) continue;
+      const auto n = static_cast<std::size_t>(shape_elements(ir_->tensors[static_cast<std::size_t>(s->dst.tensor)].shape));
+      r = std::make_unique<std::atomic<std::int64_t>[]>(n);
+      for (std::size_t i = 0; i < n; ++i) r[i].store(kNeverWritten, std::memory_order_relaxed);
     }
   }
 

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "bounds_check.h"
+#include "core/atomic_add.h"
 #include "core/program.h"
 #include "core_programs.h"
 #include "core_run.h"
@@ -263,6 +264,9 @@ WorldResult WorldLaunch::run(const std::vector<WorldArg>& args) const {
   std::vector<std::vector<DevicePrint>> prints(static_cast<std::size_t>(n));
   std::exception_ptr serve_error;
   {
+    std::vector<std::unique_ptr<AtomicSumsScope>> atomic_sums;  // declared before the threads: dropped after they join
+    for (int r = 0; r < n; ++r)
+      atomic_sums.push_back(std::make_unique<AtomicSumsScope>(tensors[static_cast<std::size_t>(r)].bindings, has_atomic_updates(ir)));
     std::vector<std::jthread> threads;
     for (int r = 0; r < n; ++r) {
       threads.emplace_back([&, r] {

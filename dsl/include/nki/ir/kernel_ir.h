@@ -231,6 +231,14 @@ struct StoreOp {
   bool accumulate = false;
   SourceLoc loc;
   DmaInfo dma;
+  /// A scatter (NKI's vector_offset on dst): partition p writes the tensor index on dimension 0
+  /// that is dst's index there plus index_tile[p, 0]. Outside the tensor it is
+  /// err_tensor_access_out_of_bound at run time when `oob_error`, else the row is not written.
+  int index_tile = -1;
+  bool oob_error = true;
+  /// nl.atomic_rmw (with index_tile): dst += value, atomic across instances and cores; the
+  /// updates of one element sum exactly and dst holds that sum rounded to its dtype.
+  bool atomic = false;
 };
 
 /** A per-instance tensor comes to life here (again on every loop iteration); filled if it has a fill. */
@@ -407,6 +415,9 @@ struct GatherOp {
 std::string gather_out_of_bound_message(const GatherOp& op, std::int64_t index, std::int64_t limit);
 /** The same for an indirect load's row `index` outside [0, limit) of dimension `dim` of tensor `name`. */
 std::string indirect_out_of_bound_message(const std::string& name, int dim, std::int64_t index, std::int64_t limit);
+/** The detail of the checked-mode conflict of partitions `first` < `second` of one scatter writing element `idx` of tensor `t`. */
+std::string scatter_duplicate_message(const TensorDecl& t, const std::vector<std::int64_t>& idx, std::int64_t first,
+                                      std::int64_t second);
 
 /** Starts loop `loop`; the body runs up to the matching LoopEndOp at index `end` of the body. */
 /**
