@@ -336,6 +336,14 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     }
     return true;
   }
+  if (const auto* c = std::get_if<ir::CollectiveOp>(&op); c && c->kind == ir::CollectiveOp::Kind::core_barrier) {
+    const Engine e = engine_of(c->engine, Engine::gpsimd);
+    in.engine = e;
+    in.cycles = kDependencyCycles;  // a semaphore to the other core and a wait for its own
+    in.duration_us = static_cast<double>(in.cycles) / (ghz_of(t, e) * 1e3);
+    in.what = "core_barrier";
+    return true;
+  }
   if (const auto* c = std::get_if<ir::CollectiveOp>(&op)) {
     // As a group of one on rank 0 (a plain launch); the scheduler prices each core's own group.
     const CollectiveSteps st = collective_steps(k, *c, CollectiveShape{}, 0, t, t.link_gbps);
@@ -614,8 +622,15 @@ class CoreScheduler {
    * (a permute it has no part in) has no instruction.
    */
   void collective(std::size_t at, const ir::CollectiveOp& op) {
+    if (op.kind == ir::CollectiveOp::Kind::core_barrier) {
+      core_barrier(at, op);
+      return;
+    }
     const auto ord = static_cast<std::size_t>(collective_ordinal_[at]);
-    const CollectiveShape group = ord < collectives_.size() ? collectives_[ord] : CollectiveShape{};
+    // sendrecv passes a tile between the two cores of a logical core: a pair on one chip.
+    const CollectiveShape group = op.kind == ir::CollectiveOp::Kind::sendrecv ? CollectiveShape{2, 1}
+                                  : ord < collectives_.size()                 ? collectives_[ord]
+                                                                              : CollectiveShape{};
     const CollectiveSteps c = collective_steps(k_, op, group, static_cast<int>(rank_), t_, link_share_gbps_);
     if (c.steps == 0) return;
     const int dma_q = static_cast<int>(Engine::dma);
@@ -642,6 +657,27 @@ class CoreScheduler {
     for (int d : op.dsts) hist_[static_cast<std::size_t>(d)].add({whole(d), end, true, dma_q});
     if (op.metadata >= 0)
       hist_[static_cast<std::size_t>(op.metadata)].add({whole(op.metadata), end, ir::writes_metadata(op), dma_q});
+  }
+
+  /**
+   * isa::core_barrier: a semaphore update to the other core and a wait for its own, on the engine
+   * that runs it (GpSimd by default), once this core's writes to `data` are done; later accesses
+   * of `data` wait for it. The other core's progress is not modelled: it is taken to be alike.
+   */
+  void core_barrier(std::size_t at, const ir::CollectiveOp& op) {
+    const Engine e = engine_of(op.engine, Engine::gpsimd);
+    const int q = static_cast<int>(e);
+    const int data = op.srcs.front();
+    Ready r;
+    tensor_deps(data, whole(data), false, q, 0.0, r);
+    r.need(queue_free_[static_cast<std::size_t>(q)]);
+    const double start = r.at, end = start + static_cast<double>(kDependencyCycles) / (ghz_of(t_, e) * 1e3);
+    queue_free_[static_cast<std::size_t>(q)] = end;
+    EngineUse& use = out_.engines[static_cast<std::size_t>(e)];
+    use.busy_us += end - start;
+    ++use.instructions;
+    if (keep_) out_.events.push_back({q, at, instance_, start, end});
+    hist_[static_cast<std::size_t>(data)].add({whole(data), end, true, q});  // what the other core wrote is there now
   }
 
   void step(std::size_t at) {

@@ -53,6 +53,7 @@ struct WorldCollectives::State {
   std::string failure;           ///< the first failing rank's message (for the other processes)
   int barrier_count = 0;
   std::uint64_t barrier_round = 0;
+  bool same_instance = true;     ///< ranks meet in the same instance (a logical core's cores run different ones)
 
   std::string where(const StepArrival& a, int local) const {
     const ir::CollectiveOp& op = a.collective();
@@ -95,7 +96,7 @@ struct WorldCollectives::State {
     const StepArrival& a0 = at[0];
     for (int r = 1; r < locals; ++r) {
       const StepArrival& a = at[static_cast<std::size_t>(r)];
-      if (a.op != a0.op || a.pid != a0.pid)
+      if (a.op != a0.op || (same_instance && a.pid != a0.pid))
         mismatch(fmt::format("{} but {}", where(a0, 0), where(a, r)), a.collective().loc);
     }
   }
@@ -118,6 +119,10 @@ struct WorldCollectives::State {
   void check_chunks() {
     const StepArrival& a0 = at[0];
     const ir::CollectiveOp& op = a0.collective();
+    if (op.kind == Kind::sendrecv) {
+      check_sendrecv_pairs();
+      return;
+    }
     if (op.metadata < 0) return;
     try {
       for (int r = 0; r < locals; ++r) {
@@ -142,6 +147,30 @@ struct WorldCollectives::State {
     }
   }
 
+  /** The core a sendrecv of local rank `local` sends to (`to`) or receives from, for its instance. */
+  int sendrecv_peer(int local, bool to) const {
+    const StepArrival& a = at[static_cast<std::size_t>(local)];
+    const ir::CollectiveOp& op = a.collective();
+    return static_cast<int>(ir::evaluate(to ? op.send_to : op.recv_from, a.pid, {}, {}, 0));
+  }
+
+  /** Lock held: each core receives from the core that sends to it (else every core stops, with the error). */
+  void check_sendrecv_pairs() {
+    for (int r = 0; r < locals; ++r) {
+      const int from = sendrecv_peer(r, false);
+      if (from >= 0 && from < locals && sendrecv_peer(from, true) == r) continue;
+      const ir::CollectiveOp& op = at[static_cast<std::size_t>(r)].collective();
+      UserError e("err_invalid_source_target_pairs", kernel, op.loc,
+                  fmt::format("isa::sendrecv: core {} receives from core {}, which sends to core {}; each core receives "
+                              "from the core that sends to it",
+                              r, from, from >= 0 && from < locals ? sendrecv_peer(from, true) : -1));
+      if (failure.empty()) failure = e.what();
+      stopped = true;
+      cv.notify_all();
+      throw e;
+    }
+  }
+
   /** Phase `phase` (0, then 1 for all_reduce's gather) of local rank `local`'s part, all members in this process. */
   void compute(int local, int phase) const;
 };
@@ -161,6 +190,12 @@ void WorldCollectives::State::compute(int local, int phase) const {
   const std::vector<int>& group = group_of(local, a);
   const auto g = static_cast<std::int64_t>(group.size());
   const auto p = static_cast<std::int64_t>(std::find(group.begin(), group.end(), me) - group.begin());
+  if (op.kind == Kind::core_barrier) return;  // the arrival and the barriers are all of it
+  if (op.kind == Kind::sendrecv) {            // the tile of the core that sends here
+    if (phase == 0)
+      std::memcpy(a.dsts[0].data, member(sendrecv_peer(local, false)).srcs[0].data, static_cast<std::size_t>(bytes_of(a.dsts[0])));
+    return;
+  }
   if (op.kind == Kind::permute_implicit_reduce) {  // op of the predecessor's two srcs
     if (phase != 0) return;
     const StepArrival& pred = member(group[static_cast<std::size_t>((p + g - 1) % g)]);
@@ -238,7 +273,9 @@ void WorldCollectives::State::compute(int local, int phase) const {
       case Kind::permute:
       case Kind::permute_implicit_reduce:
       case Kind::all_gather_v:
-      case Kind::all_to_all_v: break;  // above
+      case Kind::all_to_all_v:
+      case Kind::core_barrier:
+      case Kind::sendrecv: break;  // above
     }
   }
 }
@@ -307,8 +344,10 @@ class Link final : public RankLink {
 }  // namespace
 
 WorldCollectives::WorldCollectives(std::string kernel, int world_size, int first_local,
-                                   std::vector<std::vector<std::vector<int>>> own_groups, Communicator* processes)
+                                   std::vector<std::vector<std::vector<int>>> own_groups, Communicator* processes,
+                                   bool same_instance)
     : s_(std::make_unique<State>()) {
+  s_->same_instance = same_instance;
   s_->kernel = std::move(kernel);
   s_->world = world_size;
   s_->first = first_local;

@@ -724,8 +724,10 @@ class ReferenceRunner final : public CoreRunner {
     if (link_ == nullptr) throw InternalError("a collective ran on a core with no rank link");
     std::vector<TensorBinding> srcs, dsts;
     const std::int64_t g = op.metadata >= 0 ? ir_.tensors[static_cast<std::size_t>(op.metadata)].shape.back() : 0;
+    // A _v kind reads only its chunks, and a core_barrier reads nothing (its data is what it orders).
+    const bool reads_srcs = op.metadata < 0 && op.kind != ir::CollectiveOp::Kind::core_barrier;
     for (int t : op.srcs) {
-      if (checked_ && op.metadata < 0) check_collective_read(t, op, 0, shape_elements(ir_.tensors[static_cast<std::size_t>(t)].shape));
+      if (checked_ && reads_srcs) check_collective_read(t, op, 0, shape_elements(ir_.tensors[static_cast<std::size_t>(t)].shape));
       srcs.push_back(tensors_[static_cast<std::size_t>(t)]);
     }
     if (op.metadata >= 0) {

@@ -68,11 +68,13 @@ class WorldCollectives {
  public:
   /**
    * `own_groups[r][i]`: local rank r's group of the kernel's i-th collective (world ranks, in
-   * group order; for a permute the pairs are read from the op). `kernels[r]`: what local rank r
-   * runs (one IR for SPMD, a baked one per rank for MPMD).
+   * group order; for a permute the pairs are read from the op). `same_instance`: the ranks' k-th
+   * collectives must be in the same instance (false for the cores of a logical core, which run
+   * different instances and meet at core_barrier / sendrecv).
    */
   WorldCollectives(std::string kernel, int world_size, int first_local,
-                   std::vector<std::vector<std::vector<int>>> own_groups, Communicator* processes = nullptr);
+                   std::vector<std::vector<std::vector<int>>> own_groups, Communicator* processes = nullptr,
+                   bool same_instance = true);
   ~WorldCollectives();
   WorldCollectives(const WorldCollectives&) = delete;
   WorldCollectives& operator=(const WorldCollectives&) = delete;
