@@ -21,7 +21,8 @@ void check_generation(Trace& t, const char* op, const SourceLoc& loc) {
 
 }  // namespace
 
-void core_barrier(const nl::tensor& data, const std::vector<int>& cores, isa::engine engine, std::source_location where) {
+void core_barrier(const nl::tensor& data, const std::vector<int>& cores, const core_barrier_options& o,
+                  std::source_location where) {
   Trace& t = Trace::current("isa::core_barrier", where);
   const SourceLoc loc = SourceLoc::from(where);
   check_generation(t, "isa::core_barrier", loc);
@@ -40,13 +41,13 @@ void core_barrier(const nl::tensor& data, const std::vector<int>& cores, isa::en
   op.kind = ir::CollectiveOp::Kind::core_barrier;
   op.srcs = {data.id()};
   op.group.groups = {cores};
-  op.engine = static_cast<ir::Engine>(engine);
+  op.engine = static_cast<ir::Engine>(o.engine);
   op.loc = loc;
   t.emit(std::move(op));
 }
 
 void sendrecv(const nl::tensor& src, const nl::tensor& dst, const nl::index& send_to_rank, const nl::index& recv_from_rank,
-              int pipe_id, isa::dma_engine dma, std::source_location where) {
+              int pipe_id, const sendrecv_options& o, std::source_location where) {
   Trace& t = Trace::current("isa::sendrecv", where);
   const SourceLoc loc = SourceLoc::from(where);
   check_generation(t, "isa::sendrecv", loc);
@@ -81,11 +82,11 @@ void sendrecv(const nl::tensor& src, const nl::tensor& dst, const nl::index& sen
                          ir::to_string(send_to_rank.expr()), ir::to_string(recv_from_rank.expr())));
     }
   }
-  if (dma == dma_engine::gpsimd_dma) {
+  if (o.dma_engine == dma_engine::gpsimd_dma) {
     const std::int64_t limit = dtype_bytes(s.dtype) >= 4 ? 1024 : dtype_bytes(s.dtype) == 2 ? 512 : 256;
     const std::int64_t per_partition = shape_elements(s.shape) / s.shape.front() * dtype_bytes(s.dtype);
     if (per_partition > limit) {
-      t.fail("err_sendrecv_too_large", loc,
+      t.fail("err_size_of_dimension_exceed_arch_limit", loc,
              fmt::format("isa::sendrecv with gpsimd_dma: src {} holds {} bytes per partition; GpSimd's DMA takes at most {} "
                          "for {}",
                          s.name, per_partition, limit, dtype_name(s.dtype)));
@@ -97,8 +98,8 @@ void sendrecv(const nl::tensor& src, const nl::tensor& dst, const nl::index& sen
   op.dsts = {dst.id()};
   op.send_to = send_to_rank.expr();
   op.recv_from = recv_from_rank.expr();
-  op.dim = pipe_id;
-  op.engine = dma == dma_engine::gpsimd_dma ? ir::Engine::gpsimd : ir::Engine::unknown;
+  op.pipe_id = pipe_id;
+  op.engine = o.dma_engine == dma_engine::gpsimd_dma ? ir::Engine::gpsimd : ir::Engine::unknown;
   op.loc = loc;
   t.emit(std::move(op));
 }

@@ -122,6 +122,22 @@ void dma_issue(Instruction& in, const TargetSpec& t, const ir::DmaInfo& d, std::
   if (in.trigger_us > 0) in.what += fmt::format(" {} on {}", ir::dge_mode_name(d.dge), engine_name(in.trigger));
 }
 
+/**
+ * A core_barrier (a semaphore to the other core, then a wait for its own) and a sendrecv by
+ * GpSimd's own DMA are instructions of one engine; a sendrecv by the DMA engines is a transfer.
+ */
+bool core_sync_on_engine(const ir::CollectiveOp& c) {
+  return c.kind == ir::CollectiveOp::Kind::core_barrier ||
+         (c.kind == ir::CollectiveOp::Kind::sendrecv && c.engine == ir::Engine::gpsimd);
+}
+
+/** Their cycles: the barrier one semaphore wait; the GpSimd swap 150 + N of the tile's partition rows. */
+std::int64_t core_sync_cycles(const ir::KernelIR& k, const ir::CollectiveOp& c) {
+  if (c.kind == ir::CollectiveOp::Kind::core_barrier) return kDependencyCycles;
+  const Shape& sh = k.tensors.at(static_cast<std::size_t>(c.srcs.front())).shape;
+  return gpsimd_cycles(shape_elements(sh) / std::max<std::int64_t>(1, sh.front()));
+}
+
 }  // namespace
 
 /** The simulator's engine for an author's engine= choice (unknown: `fallback`). */
@@ -336,12 +352,12 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     }
     return true;
   }
-  if (const auto* c = std::get_if<ir::CollectiveOp>(&op); c && c->kind == ir::CollectiveOp::Kind::core_barrier) {
+  if (const auto* c = std::get_if<ir::CollectiveOp>(&op); c && core_sync_on_engine(*c)) {
     const Engine e = engine_of(c->engine, Engine::gpsimd);
     in.engine = e;
-    in.cycles = kDependencyCycles;  // a semaphore to the other core and a wait for its own
+    in.cycles = core_sync_cycles(k, *c);
     in.duration_us = static_cast<double>(in.cycles) / (ghz_of(t, e) * 1e3);
-    in.what = "core_barrier";
+    in.what = c->kind == ir::CollectiveOp::Kind::core_barrier ? "core_barrier" : "sendrecv gpsimd_dma";
     return true;
   }
   if (const auto* c = std::get_if<ir::CollectiveOp>(&op)) {
@@ -622,8 +638,8 @@ class CoreScheduler {
    * (a permute it has no part in) has no instruction.
    */
   void collective(std::size_t at, const ir::CollectiveOp& op) {
-    if (op.kind == ir::CollectiveOp::Kind::core_barrier) {
-      core_barrier(at, op);
+    if (core_sync_on_engine(op)) {
+      core_sync(at, op);
       return;
     }
     const auto ord = static_cast<std::size_t>(collective_ordinal_[at]);
@@ -662,22 +678,26 @@ class CoreScheduler {
   /**
    * isa::core_barrier: a semaphore update to the other core and a wait for its own, on the engine
    * that runs it (GpSimd by default), once this core's writes to `data` are done; later accesses
-   * of `data` wait for it. The other core's progress is not modelled: it is taken to be alike.
+   * of `data` wait for it. isa::sendrecv by gpsimd_dma: GpSimd reads src and writes dst. The other
+   * core's progress is not modelled: it runs the same program and is taken to arrive alike.
    */
-  void core_barrier(std::size_t at, const ir::CollectiveOp& op) {
+  void core_sync(std::size_t at, const ir::CollectiveOp& op) {
     const Engine e = engine_of(op.engine, Engine::gpsimd);
     const int q = static_cast<int>(e);
-    const int data = op.srcs.front();
     Ready r;
-    tensor_deps(data, whole(data), false, q, 0.0, r);
+    for (int s : op.srcs) tensor_deps(s, whole(s), false, q, 0.0, r);
+    for (int d : op.dsts) tensor_deps(d, whole(d), true, q, 0.0, r);
     r.need(queue_free_[static_cast<std::size_t>(q)]);
-    const double start = r.at, end = start + static_cast<double>(kDependencyCycles) / (ghz_of(t_, e) * 1e3);
+    const double start = r.at, end = start + static_cast<double>(core_sync_cycles(k_, op)) / (ghz_of(t_, e) * 1e3);
     queue_free_[static_cast<std::size_t>(q)] = end;
     EngineUse& use = out_.engines[static_cast<std::size_t>(e)];
     use.busy_us += end - start;
     ++use.instructions;
     if (keep_) out_.events.push_back({q, at, instance_, start, end});
-    hist_[static_cast<std::size_t>(data)].add({whole(data), end, true, q});  // what the other core wrote is there now
+    // A barrier's data: what the other core wrote is there now, so later accesses wait for it.
+    const bool barrier = op.kind == ir::CollectiveOp::Kind::core_barrier;
+    for (int s : op.srcs) hist_[static_cast<std::size_t>(s)].add({whole(s), end, barrier, q});
+    for (int d : op.dsts) hist_[static_cast<std::size_t>(d)].add({whole(d), end, true, q});
   }
 
   void step(std::size_t at) {

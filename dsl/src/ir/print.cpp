@@ -159,7 +159,7 @@ struct OpPrinter {
                          engine_str(op.engine));
     if (op.kind == CollectiveOp::Kind::sendrecv)
       return fmt::format("{} = sendrecv {} to core {} from core {} pipe {}{}", names(op.dsts), names(op.srcs),
-                         to_string(op.send_to), to_string(op.recv_from), op.dim, engine_str(op.engine));
+                         to_string(op.send_to), to_string(op.recv_from), op.pipe_id, engine_str(op.engine));
     return fmt::format("{} = {}{}{} {}{}{}", names(op.dsts), collective_name(op.kind),
                        reduces ? fmt::format(" {}", reduce_name(op.op)) : "",
                        has_dim ? fmt::format(" dim {}", op.dim) : "", names(op.srcs), meta, group);

@@ -695,8 +695,9 @@ class KernelBuilder {
       if (const auto* r = std::get_if<ir::RegisterOp>(&op);
           r && r->kind == ir::RegisterOp::Kind::store && r->mem.tensor == load.src.tensor)
         return false;
+      // A core_barrier or sendrecv: the other core may write any shared tensor past it.
       if (const auto* c = std::get_if<ir::CollectiveOp>(&op);
-          c && (std::find(c->dsts.begin(), c->dsts.end(), load.src.tensor) != c->dsts.end() ||
+          c && (ir::meets_cores(*c) || std::find(c->dsts.begin(), c->dsts.end(), load.src.tensor) != c->dsts.end() ||
                 (ir::writes_metadata(*c) && c->metadata == load.src.tensor)))
         return false;
       int here = 0;

@@ -53,18 +53,26 @@ struct WorldCollectives::State {
   std::string failure;           ///< the first failing rank's message (for the other processes)
   int barrier_count = 0;
   std::uint64_t barrier_round = 0;
-  bool same_instance = true;     ///< ranks meet in the same instance (a logical core's cores run different ones)
+  bool logical_core = false;     ///< the members are NC0 and NC1 of a plain launch, in instances of their own
+
+  /** How messages name local rank `local`: a world rank, or a core of the logical core. */
+  std::string member_name(int local) const {
+    return logical_core ? fmt::format("NC{}", local) : fmt::format("rank {}", first + local);
+  }
 
   std::string where(const StepArrival& a, int local) const {
     const ir::CollectiveOp& op = a.collective();
-    return fmt::format("rank {} is at {} ({}:{}) in instance [{}]", first + local, ir::collective_name(op.kind),
+    return fmt::format("{} is at {} ({}:{}) in instance [{}]", member_name(local), ir::collective_name(op.kind),
                        op.loc.file, op.loc.line, fmt::join(a.pid, ","));
   }
 
   /** Lock held: every rank stops; this one throws the error, which the other processes are told. */
   [[noreturn]] void mismatch(std::string detail, const SourceLoc& loc) {
     UserError e("err_collective_mismatch", kernel, loc,
-                detail + "; every rank makes the same collectives in the same order, or they would wait forever");
+                detail + (logical_core ? "; both cores of the logical core make the same core_barriers and sendrecvs in "
+                                         "the same order, or they would wait forever"
+                                       : "; every rank makes the same collectives in the same order, or they would wait "
+                                         "forever"));
     if (failure.empty()) failure = e.what();
     stopped = true;
     cv.notify_all();
@@ -96,7 +104,7 @@ struct WorldCollectives::State {
     const StepArrival& a0 = at[0];
     for (int r = 1; r < locals; ++r) {
       const StepArrival& a = at[static_cast<std::size_t>(r)];
-      if (a.op != a0.op || (same_instance && a.pid != a0.pid))
+      if (a.op != a0.op || (!logical_core && a.pid != a0.pid))
         mismatch(fmt::format("{} but {}", where(a0, 0), where(a, r)), a.collective().loc);
     }
   }
@@ -161,7 +169,7 @@ struct WorldCollectives::State {
       if (from >= 0 && from < locals && sendrecv_peer(from, true) == r) continue;
       const ir::CollectiveOp& op = at[static_cast<std::size_t>(r)].collective();
       UserError e("err_invalid_source_target_pairs", kernel, op.loc,
-                  fmt::format("isa::sendrecv: core {} receives from core {}, which sends to core {}; each core receives "
+                  fmt::format("isa::sendrecv: NC{} receives from NC{}, which sends to NC{}; each core receives "
                               "from the core that sends to it",
                               r, from, from >= 0 && from < locals ? sendrecv_peer(from, true) : -1));
       if (failure.empty()) failure = e.what();
@@ -316,7 +324,7 @@ class Link final : public RankLink {
     if (s_.stopped) throw RankStopped();
     if (s_.done_count > 0) {
       const int gone = static_cast<int>(std::find(s_.done.begin(), s_.done.end(), 1) - s_.done.begin());
-      s_.mismatch(fmt::format("{} but rank {} has finished its instances", s_.where(mine, local_), s_.first + gone),
+      s_.mismatch(fmt::format("{} but {} has finished its instances", s_.where(mine, local_), s_.member_name(gone)),
                   mine.collective().loc);
     }
     s_.at[static_cast<std::size_t>(local_)] = std::move(mine);
@@ -345,9 +353,9 @@ class Link final : public RankLink {
 
 WorldCollectives::WorldCollectives(std::string kernel, int world_size, int first_local,
                                    std::vector<std::vector<std::vector<int>>> own_groups, Communicator* processes,
-                                   bool same_instance)
+                                   bool logical_core)
     : s_(std::make_unique<State>()) {
-  s_->same_instance = same_instance;
+  s_->logical_core = logical_core;
   s_->kernel = std::move(kernel);
   s_->world = world_size;
   s_->first = first_local;
@@ -373,14 +381,15 @@ void WorldCollectives::finished(int local) {
     if (s_->done[static_cast<std::size_t>(r)] || r == local) continue;
     const StepArrival& a = s_->at[static_cast<std::size_t>(r)];
     if (a.k == nullptr) continue;
-    s_->mismatch(fmt::format("rank {} has finished its instances but {}", s_->first + local, s_->where(a, r)),
+    // Worded as the arrival that finds it finished is: the message does not depend on which came first.
+    s_->mismatch(fmt::format("{} but {} has finished its instances", s_->where(a, r), s_->member_name(local)),
                  a.collective().loc);
   }
 }
 
 void WorldCollectives::failed(int local, const std::string& message) {
   std::lock_guard lock(s_->mu);
-  if (s_->failure.empty()) s_->failure = fmt::format("rank {} failed: {}", s_->first + local, message);
+  if (s_->failure.empty()) s_->failure = fmt::format("{} failed: {}", s_->member_name(local), message);
   // (a mismatch this process found is already recorded, as it was raised)
   s_->stopped = true;
   s_->cv.notify_all();

@@ -226,7 +226,7 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
       refuse_cores_apart(ir, result.cores);
       cores_hub = std::make_unique<WorldCollectives>(
           ir.name, 2, 0, std::vector<std::vector<std::vector<int>>>{own_groups(groups, 0), own_groups(groups, 1)}, nullptr,
-          false);
+          true);
     }
     for (std::size_t c = 0; c < result.cores.size(); ++c) {
       if (result.cores[c].instances.empty()) continue;

@@ -73,7 +73,8 @@ class ReferenceRunner final : public CoreRunner {
   ReferenceRunner(const ir::KernelIR& ir, const ir::LoopNest& nest, std::vector<TensorBinding> tensors,
                   CheckedLaunch* checked = nullptr)
       : ir_(ir), nest_(nest), tensors_(std::move(tensors)), tiles_(ir.tiles.size()), loop_(ir.loops.size(), 0),
-        regs_(static_cast<std::size_t>(ir.registers), 0), checked_(checked) {
+        regs_(static_cast<std::size_t>(ir.registers), 0), checked_(checked),
+        core_(checked != nullptr ? checked->cores.fetch_add(1) : 0) {
     // Per-instance tensors (SBUF, PSUM, private HBM) are this core's own memory.
     own_.reserve(ir_.tensors.size());
     for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {
@@ -122,6 +123,8 @@ class ReferenceRunner final : public CoreRunner {
 
   // ---- checked mode (all unused when checked_ is null) ----
   CheckedLaunch* checked_;
+  int core_;                          ///< this runner's core among the launch's (write records)
+  std::int64_t core_syncs_ = 0;       ///< core_barriers and sendrecvs this core has passed
   std::vector<std::vector<std::uint8_t>> written_;     ///< per-instance tensors: element written this instance
   std::vector<std::vector<std::int64_t>> own_writer_;  ///< private HBM: the record that last wrote each element
   std::size_t at_ = 0;                                 ///< the op being executed
@@ -244,9 +247,13 @@ class ReferenceRunner final : public CoreRunner {
                                 ir::memory_name(t.memory), is_float(t.dtype) ? "NaN" : "the pattern 0xA5"));
   }
 
-  /** Two writes of one element conflict when instances differ, or when an affine_range enclosing both differs. */
+  /**
+   * Two writes of one element conflict when instances differ, or when an affine_range enclosing
+   * both differs. Instances on two cores with a core_barrier or sendrecv between the writes are
+   * ordered by it (each core's k-th meets the other's k-th): no conflict.
+   */
   bool conflict(const WriteRecord& a, const WriteRecord& b) const {
-    if (a.pid != b.pid) return true;
+    if (a.pid != b.pid) return a.core == b.core || a.core_syncs == b.core_syncs;
     if (a.accumulate && b.accumulate) return false;
     const std::span<const int> ea = nest_.enclosing(a.op);
     const std::span<const int> eb = nest_.enclosing(b.op);
@@ -257,11 +264,16 @@ class ReferenceRunner final : public CoreRunner {
     return false;
   }
 
+  /**
+   * `b` is the write that found `a`. Instances apart, named at the later instance's write: the
+   * same whichever core stored first.
+   */
   [[noreturn]] void report_conflict(const ir::TensorDecl& t, const std::vector<std::int64_t>& idx, const WriteRecord& a,
-                                    const WriteRecord& b, const SourceLoc& loc) const {
+                                    const WriteRecord& b) const {
     const bool instances = a.pid != b.pid;
     const WriteRecord& first = a.pid < b.pid || (a.pid == b.pid && a.loop <= b.loop) ? a : b;
     const WriteRecord& second = &first == &a ? b : a;
+    const SourceLoc& loc = std::get<ir::StoreOp>(ir_.body[instances ? second.op : b.op]).loc;
     throw UserError(instances ? "err_instances_write_same_element" : "err_unexpected_output_dependencies", ir_.name, loc,
                     fmt::format("element [{}] of tensor {} {} is written by {} and by {}", fmt::join(idx, ","), t.name,
                                 shape_str(t.shape), where(first), where(second)));
@@ -280,7 +292,7 @@ class ReferenceRunner final : public CoreRunner {
     const ir::TensorDecl& t = ir_.tensors[ti];
     const bool hbm = ir::is_hbm(t.memory);
     std::int64_t rec = -1;
-    if (hbm) rec = checked_->records.append({pid_, loop_, at_, op.accumulate});
+    if (hbm) rec = checked_->records.append({pid_, loop_, at_, op.accumulate, core_, core_syncs_});
     std::vector<std::int64_t> c(op.dst.shape.size(), 0);
     do {
       if (!holds(op.mask, c)) continue;
@@ -292,7 +304,7 @@ class ReferenceRunner final : public CoreRunner {
       else if (hbm) old = checked_->writers[ti][f].exchange(rec, std::memory_order_acq_rel);
       if (ir::is_per_instance(t.memory)) written_[ti][f] = 1;
       if (old >= 0 && old != rec && conflict(checked_->records[old], checked_->records[rec]))
-        report_conflict(t, idx, checked_->records[old], checked_->records[rec], op.loc);
+        report_conflict(t, idx, checked_->records[old], checked_->records[rec]);
     } while (next_coord(c, op.dst.shape));
   }
 
@@ -738,6 +750,7 @@ class ReferenceRunner final : public CoreRunner {
     }
     for (int t : op.dsts) dsts.push_back(tensors_[static_cast<std::size_t>(t)]);
     link_->collective(ir_, static_cast<int>(at_), srcs, dsts, pid_);
+    if (ir::meets_cores(op)) ++core_syncs_;
     if (!checked_) return;
     for (int t : op.dsts) {
       const std::int64_t n = shape_elements(ir_.tensors[static_cast<std::size_t>(t)].shape);

@@ -418,8 +418,8 @@ struct ReplicaGroupSpec {
  * core_barrier / sendrecv (isa): between the physical cores of one logical core (LNC=2), not
  * the ranks of a world: every core named in `group.groups[0]` reaches the barrier before any goes
  * on (`srcs[0]` is the shared HBM tensor it orders); sendrecv: dst = the src of core `recv_from`,
- * while this core's src goes to core `send_to` (`dim` holds the pipe id). A core of the logical
- * core is the one placement gives the instance (nc(2)).
+ * while this core's src goes to core `send_to`. A core of the logical core is the one placement
+ * gives the instance (nc(2)); each core's k-th such op meets the other core's k-th.
  */
 struct CollectiveOp {
   enum class Kind : std::uint8_t {
@@ -438,7 +438,8 @@ struct CollectiveOp {
   /// sendrecv: the cores (0 or 1, of the logical core) it sends to and receives from, as affine
   /// expressions of the program ids (NKI's `(program_id + 1) % 2` is `1 - program_id` here)
   IndexExpr send_to, recv_from;
-  Engine engine = Engine::unknown;   ///< core_barrier: the engine that waits (unknown: GpSimd)
+  int pipe_id = 0;                   ///< sendrecv: the group of sendrecvs it synchronizes with
+  Engine engine = Engine::unknown;   ///< core_barrier: the engine that waits (unknown: GpSimd); sendrecv: gpsimd for gpsimd_dma
   SourceLoc loc;
 };
 /** Whether the op meets the cores of one logical core (core_barrier, sendrecv) rather than the ranks of a world. */
