@@ -74,6 +74,32 @@ TEST_CASE("isa::core_barrier - each core writes its half of a shared tensor, aft
   }
 }
 
+TEST_CASE("isa::core_barrier - with two instances per core the i-th instance of NC0 meets the i-th of NC1") {
+  // Grid [nc(2), 2]: NC c runs instances (c, 0) then (c, 1). Each writes its block, then reads the
+  // block of the same j on the other core, written before the barrier it meets.
+  const nki::Kernel k = nki::jit("barrier_pairs", [](nl::tensor a) {
+    auto shared = nl::ndarray({2, 2, 16, 8}, a.dtype(), nl::shared_hbm, "shared");
+    auto out = nl::ndarray({2, 2, 16, 8}, a.dtype(), nl::shared_hbm, "out");
+    auto ip = nl::arange(16)[nl::_, nl::newaxis];
+    auto jf = nl::arange(8)[nl::newaxis, nl::_];
+    auto c = nl::program_id(0), j = nl::program_id(1);
+    nl::store(shared[c, j, ip, jf], nl::load(a[c, j, ip, jf]));  // (16, 8)
+    isa::core_barrier(shared, {0, 1});
+    nl::store(out[c, j, ip, jf], nl::load(shared[1 - c, j, ip, jf]));
+    return out;
+  });
+  const std::vector<float> av = test::random_floats(2 * 2 * 16 * 8, 43);
+  const nki::Tensor a = lt::make({2, 2, 16, 8}, DType::fp32, av);
+  std::vector<double> want;
+  for (int c = 0; c < 2; ++c)
+    for (int e = 0; e < 2 * 16 * 8; ++e) want.push_back(av[static_cast<std::size_t>((1 - c) * 2 * 16 * 8 + e)]);
+  const nki::GridSpec grid{{nki::GridAxis(std::vector<nki::GridFactor>{{2, true}}), nki::GridAxis(2)}};
+  lt::check_both(k, grid, {a}, want, "core_barrier, two instances per core");
+  nki::LaunchOptions o;
+  o.checked = true;
+  lt::check_exact(k.launch(grid).with(o).run({a}).outputs.at(0), want, "core_barrier, two instances per core, checked");
+}
+
 TEST_CASE("isa::core_barrier - checked mode takes writes it orders as legal, and reports them without it") {
   int phase1 = 0, phase2 = 0;
   const std::vector<float> av = test::random_floats(128 * 32, 37);
