@@ -62,6 +62,9 @@ CollectiveSteps collective_steps(const ir::KernelIR& k, const ir::CollectiveOp& 
       // Sizes known only when they run: each step is priced at a whole slot (dst / G), their largest.
       case Kind::all_gather_v:
       case Kind::all_to_all_v: c.steps = g - 1; part = Part::dst_part; break;
+      // sendrecv: one transfer of the tile to the other core of the logical core (one chip).
+      case Kind::sendrecv: c.steps = 1; part = Part::src; break;
+      case Kind::core_barrier: c.steps = 0; break;  // no data: the scheduler prices its semaphore wait
     }
     c.cross_chip = group.chips > 1;
   }

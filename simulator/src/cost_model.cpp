@@ -123,6 +123,22 @@ void dma_issue(Instruction& in, const TargetSpec& t, const ir::DmaInfo& d, std::
   if (in.trigger_us > 0) in.what += fmt::format(" {} on {}", ir::dge_mode_name(d.dge), engine_name(in.trigger));
 }
 
+/**
+ * A core_barrier (a semaphore to the other core, then a wait for its own) and a sendrecv by
+ * GpSimd's own DMA are instructions of one engine; a sendrecv by the DMA engines is a transfer.
+ */
+bool core_sync_on_engine(const ir::CollectiveOp& c) {
+  return c.kind == ir::CollectiveOp::Kind::core_barrier ||
+         (c.kind == ir::CollectiveOp::Kind::sendrecv && c.engine == ir::Engine::gpsimd);
+}
+
+/** Their cycles: the barrier one semaphore wait; the GpSimd swap 150 + N of the tile's partition rows. */
+std::int64_t core_sync_cycles(const ir::KernelIR& k, const ir::CollectiveOp& c) {
+  if (c.kind == ir::CollectiveOp::Kind::core_barrier) return kDependencyCycles;
+  const Shape& sh = k.tensors.at(static_cast<std::size_t>(c.srcs.front())).shape;
+  return gpsimd_cycles(shape_elements(sh) / std::max<std::int64_t>(1, sh.front()));
+}
+
 }  // namespace
 
 /** The simulator's engine for an author's engine= choice (unknown: `fallback`). */
@@ -352,6 +368,14 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
       compute(in, t, engine_of(g->engine, Engine::vector), vector_cycles(free_size(sh), 1),
               fmt::format("{} {}", g->label, shape_str(sh)));
     }
+    return true;
+  }
+  if (const auto* c = std::get_if<ir::CollectiveOp>(&op); c && core_sync_on_engine(*c)) {
+    const Engine e = engine_of(c->engine, Engine::gpsimd);
+    in.engine = e;
+    in.cycles = core_sync_cycles(k, *c);
+    in.duration_us = static_cast<double>(in.cycles) / (ghz_of(t, e) * 1e3);
+    in.what = c->kind == ir::CollectiveOp::Kind::core_barrier ? "core_barrier" : "sendrecv gpsimd_dma";
     return true;
   }
   if (const auto* c = std::get_if<ir::CollectiveOp>(&op)) {
@@ -638,8 +662,15 @@ class CoreScheduler {
    * (a permute it has no part in) has no instruction.
    */
   void collective(std::size_t at, const ir::CollectiveOp& op) {
+    if (core_sync_on_engine(op)) {
+      core_sync(at, op);
+      return;
+    }
     const auto ord = static_cast<std::size_t>(collective_ordinal_[at]);
-    const CollectiveShape group = ord < collectives_.size() ? collectives_[ord] : CollectiveShape{};
+    // sendrecv passes a tile between the two cores of a logical core: a pair on one chip.
+    const CollectiveShape group = op.kind == ir::CollectiveOp::Kind::sendrecv ? CollectiveShape{2, 1}
+                                  : ord < collectives_.size()                 ? collectives_[ord]
+                                                                              : CollectiveShape{};
     const CollectiveSteps c = collective_steps(k_, op, group, static_cast<int>(rank_), t_, link_share_gbps_);
     if (c.steps == 0) return;
     const int dma_q = static_cast<int>(Engine::dma);
@@ -666,6 +697,31 @@ class CoreScheduler {
     for (int d : op.dsts) hist_[static_cast<std::size_t>(d)].add({whole(d), end, true, dma_q});
     if (op.metadata >= 0)
       hist_[static_cast<std::size_t>(op.metadata)].add({whole(op.metadata), end, ir::writes_metadata(op), dma_q});
+  }
+
+  /**
+   * isa::core_barrier: a semaphore update to the other core and a wait for its own, on the engine
+   * that runs it (GpSimd by default), once this core's writes to `data` are done; later accesses
+   * of `data` wait for it. isa::sendrecv by gpsimd_dma: GpSimd reads src and writes dst. The other
+   * core's progress is not modelled: it runs the same program and is taken to arrive alike.
+   */
+  void core_sync(std::size_t at, const ir::CollectiveOp& op) {
+    const Engine e = engine_of(op.engine, Engine::gpsimd);
+    const int q = static_cast<int>(e);
+    Ready r;
+    for (int s : op.srcs) tensor_deps(s, whole(s), false, q, 0.0, r);
+    for (int d : op.dsts) tensor_deps(d, whole(d), true, q, 0.0, r);
+    r.need(queue_free_[static_cast<std::size_t>(q)]);
+    const double start = r.at, end = start + static_cast<double>(core_sync_cycles(k_, op)) / (ghz_of(t_, e) * 1e3);
+    queue_free_[static_cast<std::size_t>(q)] = end;
+    EngineUse& use = out_.engines[static_cast<std::size_t>(e)];
+    use.busy_us += end - start;
+    ++use.instructions;
+    if (keep_) out_.events.push_back({q, at, instance_, start, end});
+    // A barrier's data: what the other core wrote is there now, so later accesses wait for it.
+    const bool barrier = op.kind == ir::CollectiveOp::Kind::core_barrier;
+    for (int s : op.srcs) hist_[static_cast<std::size_t>(s)].add({whole(s), end, barrier, q});
+    for (int d : op.dsts) hist_[static_cast<std::size_t>(d)].add({whole(d), end, true, q});
   }
 
   void step(std::size_t at) {

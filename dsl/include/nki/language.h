@@ -930,3 +930,4 @@ void memset(const nl::access& dst, double value, std::source_location loc = std:
 
 #include "nki/dma.h"  // IWYU pragma: export (DMA instructions and gathers)
 #include "nki/kernel_collectives.h"  // IWYU pragma: export (nki.collectives: rank_id and collectives inside kernels)
+#include "nki/isa_core_sync.h"       // IWYU pragma: export (isa.core_barrier, isa.sendrecv)

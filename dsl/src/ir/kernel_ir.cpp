@@ -333,6 +333,8 @@ const char* collective_name(CollectiveOp::Kind k) {
     case CollectiveOp::Kind::permute_implicit_reduce: return "collective_permute_implicit_reduce";
     case CollectiveOp::Kind::all_gather_v: return "all_gather_v";
     case CollectiveOp::Kind::all_to_all_v: return "all_to_all_v";
+    case CollectiveOp::Kind::core_barrier: return "core_barrier";
+    case CollectiveOp::Kind::sendrecv: return "sendrecv";
   }
   return "?";
 }

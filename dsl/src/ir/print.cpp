@@ -161,6 +161,12 @@ struct OpPrinter {
       meta = fmt::format(" metadata %{}{}{}", k.tensors.at(static_cast<std::size_t>(op.metadata)).name,
                          op.recv_counts_known ? " recv_counts_known" : "", op.has_rdispls ? " has_rdispls" : "");
     }
+    if (op.kind == CollectiveOp::Kind::core_barrier)
+      return fmt::format("core_barrier {} cores [{}]{}", names(op.srcs), fmt::join(op.group.groups.front(), ","),
+                         engine_str(op.engine));
+    if (op.kind == CollectiveOp::Kind::sendrecv)
+      return fmt::format("{} = sendrecv {} to core {} from core {} pipe {}{}", names(op.dsts), names(op.srcs),
+                         to_string(op.send_to), to_string(op.recv_from), op.pipe_id, engine_str(op.engine));
     return fmt::format("{} = {}{}{} {}{}{}", names(op.dsts), collective_name(op.kind),
                        reduces ? fmt::format(" {}", reduce_name(op.op)) : "",
                        has_dim ? fmt::format(" dim {}", op.dim) : "", names(op.srcs), meta, group);

@@ -714,8 +714,10 @@ class KernelBuilder {
       if (const auto* a = std::get_if<ir::AllocOp>(&op); a && same(a->tensor)) return false;
       if (const auto* r = std::get_if<ir::RegisterOp>(&op); r && r->kind == ir::RegisterOp::Kind::store && same(r->mem.tensor))
         return false;
+      // A core_barrier or sendrecv: the other core may write any shared tensor past it.
       if (const auto* c = std::get_if<ir::CollectiveOp>(&op);
-          c && (std::any_of(c->dsts.begin(), c->dsts.end(), same) || (ir::writes_metadata(*c) && same(c->metadata))))
+          c && (ir::meets_cores(*c) || std::any_of(c->dsts.begin(), c->dsts.end(), same) ||
+                (ir::writes_metadata(*c) && same(c->metadata))))
         return false;
       int here = 0;
       for (int t : ir::tiles_read(op)) here += t == load.result;

@@ -79,6 +79,10 @@ std::vector<CollectiveGroups> resolve_collective_groups(
     auto fail = [&](const char* error, std::string detail) {
       throw UserError(error, k.name, op->loc, fmt::format("{}: {}", name, detail));
     };
+    if (ir::meets_cores(*op)) {  // the cores of a logical core, not ranks: its own (core_barrier's) cores
+      c.groups = op->group.groups;
+      continue;
+    }
     if (op->kind == Kind::permute) {
       for (const auto& [s, t] : op->pairs) {
         if (s >= world_size || t >= world_size)

@@ -354,6 +354,8 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
       case Kind::permute_implicit_reduce:
       case Kind::all_gather_v:
       case Kind::all_to_all_v: return;  // their own paths
+      case Kind::core_barrier:
+      case Kind::sendrecv: return;  // a plain launch's cores, never a world's (refused by plan_world)
     }
   }
 

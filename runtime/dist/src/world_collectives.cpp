@@ -53,17 +53,26 @@ struct WorldCollectives::State {
   std::string failure;           ///< the first failing rank's message (for the other processes)
   int barrier_count = 0;
   std::uint64_t barrier_round = 0;
+  bool logical_core = false;     ///< the members are NC0 and NC1 of a plain launch, in instances of their own
+
+  /** How messages name local rank `local`: a world rank, or a core of the logical core. */
+  std::string member_name(int local) const {
+    return logical_core ? fmt::format("NC{}", local) : fmt::format("rank {}", first + local);
+  }
 
   std::string where(const StepArrival& a, int local) const {
     const ir::CollectiveOp& op = a.collective();
-    return fmt::format("rank {} is at {} ({}:{}) in instance [{}]", first + local, ir::collective_name(op.kind),
+    return fmt::format("{} is at {} ({}:{}) in instance [{}]", member_name(local), ir::collective_name(op.kind),
                        op.loc.file, op.loc.line, fmt::join(a.pid, ","));
   }
 
   /** Lock held: every rank stops; this one throws the error, which the other processes are told. */
   [[noreturn]] void mismatch(std::string detail, const SourceLoc& loc) {
     UserError e("err_collective_mismatch", kernel, loc,
-                detail + "; every rank makes the same collectives in the same order, or they would wait forever");
+                detail + (logical_core ? "; both cores of the logical core make the same core_barriers and sendrecvs in "
+                                         "the same order, or they would wait forever"
+                                       : "; every rank makes the same collectives in the same order, or they would wait "
+                                         "forever"));
     if (failure.empty()) failure = e.what();
     stopped = true;
     cv.notify_all();
@@ -95,7 +104,7 @@ struct WorldCollectives::State {
     const StepArrival& a0 = at[0];
     for (int r = 1; r < locals; ++r) {
       const StepArrival& a = at[static_cast<std::size_t>(r)];
-      if (a.op != a0.op || a.pid != a0.pid)
+      if (a.op != a0.op || (!logical_core && a.pid != a0.pid))
         mismatch(fmt::format("{} but {}", where(a0, 0), where(a, r)), a.collective().loc);
     }
   }
@@ -118,6 +127,10 @@ struct WorldCollectives::State {
   void check_chunks() {
     const StepArrival& a0 = at[0];
     const ir::CollectiveOp& op = a0.collective();
+    if (op.kind == Kind::sendrecv) {
+      check_sendrecv_pairs();
+      return;
+    }
     if (op.metadata < 0) return;
     try {
       for (int r = 0; r < locals; ++r) {
@@ -142,6 +155,30 @@ struct WorldCollectives::State {
     }
   }
 
+  /** The core a sendrecv of local rank `local` sends to (`to`) or receives from, for its instance. */
+  int sendrecv_peer(int local, bool to) const {
+    const StepArrival& a = at[static_cast<std::size_t>(local)];
+    const ir::CollectiveOp& op = a.collective();
+    return static_cast<int>(ir::evaluate(to ? op.send_to : op.recv_from, a.pid, {}, {}, 0));
+  }
+
+  /** Lock held: each core receives from the core that sends to it (else every core stops, with the error). */
+  void check_sendrecv_pairs() {
+    for (int r = 0; r < locals; ++r) {
+      const int from = sendrecv_peer(r, false);
+      if (from >= 0 && from < locals && sendrecv_peer(from, true) == r) continue;
+      const ir::CollectiveOp& op = at[static_cast<std::size_t>(r)].collective();
+      UserError e("err_invalid_source_target_pairs", kernel, op.loc,
+                  fmt::format("isa::sendrecv: NC{} receives from NC{}, which sends to NC{}; each core receives "
+                              "from the core that sends to it",
+                              r, from, from >= 0 && from < locals ? sendrecv_peer(from, true) : -1));
+      if (failure.empty()) failure = e.what();
+      stopped = true;
+      cv.notify_all();
+      throw e;
+    }
+  }
+
   /** Phase `phase` (0, then 1 for all_reduce's gather) of local rank `local`'s part, all members in this process. */
   void compute(int local, int phase) const;
 };
@@ -161,6 +198,12 @@ void WorldCollectives::State::compute(int local, int phase) const {
   const std::vector<int>& group = group_of(local, a);
   const auto g = static_cast<std::int64_t>(group.size());
   const auto p = static_cast<std::int64_t>(std::find(group.begin(), group.end(), me) - group.begin());
+  if (op.kind == Kind::core_barrier) return;  // the arrival and the barriers are all of it
+  if (op.kind == Kind::sendrecv) {            // the tile of the core that sends here
+    if (phase == 0)
+      std::memcpy(a.dsts[0].data, member(sendrecv_peer(local, false)).srcs[0].data, static_cast<std::size_t>(bytes_of(a.dsts[0])));
+    return;
+  }
   if (op.kind == Kind::permute_implicit_reduce) {  // op of the predecessor's two srcs
     if (phase != 0) return;
     const StepArrival& pred = member(group[static_cast<std::size_t>((p + g - 1) % g)]);
@@ -238,7 +281,9 @@ void WorldCollectives::State::compute(int local, int phase) const {
       case Kind::permute:
       case Kind::permute_implicit_reduce:
       case Kind::all_gather_v:
-      case Kind::all_to_all_v: break;  // above
+      case Kind::all_to_all_v:
+      case Kind::core_barrier:
+      case Kind::sendrecv: break;  // above
     }
   }
 }
@@ -279,7 +324,7 @@ class Link final : public RankLink {
     if (s_.stopped) throw RankStopped();
     if (s_.done_count > 0) {
       const int gone = static_cast<int>(std::find(s_.done.begin(), s_.done.end(), 1) - s_.done.begin());
-      s_.mismatch(fmt::format("{} but rank {} has finished its instances", s_.where(mine, local_), s_.first + gone),
+      s_.mismatch(fmt::format("{} but {} has finished its instances", s_.where(mine, local_), s_.member_name(gone)),
                   mine.collective().loc);
     }
     s_.at[static_cast<std::size_t>(local_)] = std::move(mine);
@@ -307,8 +352,10 @@ class Link final : public RankLink {
 }  // namespace
 
 WorldCollectives::WorldCollectives(std::string kernel, int world_size, int first_local,
-                                   std::vector<std::vector<std::vector<int>>> own_groups, Communicator* processes)
+                                   std::vector<std::vector<std::vector<int>>> own_groups, Communicator* processes,
+                                   bool logical_core)
     : s_(std::make_unique<State>()) {
+  s_->logical_core = logical_core;
   s_->kernel = std::move(kernel);
   s_->world = world_size;
   s_->first = first_local;
@@ -334,14 +381,15 @@ void WorldCollectives::finished(int local) {
     if (s_->done[static_cast<std::size_t>(r)] || r == local) continue;
     const StepArrival& a = s_->at[static_cast<std::size_t>(r)];
     if (a.k == nullptr) continue;
-    s_->mismatch(fmt::format("rank {} has finished its instances but {}", s_->first + local, s_->where(a, r)),
+    // Worded as the arrival that finds it finished is: the message does not depend on which came first.
+    s_->mismatch(fmt::format("{} but {} has finished its instances", s_->where(a, r), s_->member_name(local)),
                  a.collective().loc);
   }
 }
 
 void WorldCollectives::failed(int local, const std::string& message) {
   std::lock_guard lock(s_->mu);
-  if (s_->failure.empty()) s_->failure = fmt::format("rank {} failed: {}", s_->first + local, message);
+  if (s_->failure.empty()) s_->failure = fmt::format("{} failed: {}", s_->member_name(local), message);
   // (a mismatch this process found is already recorded, as it was raised)
   s_->stopped = true;
   s_->cv.notify_all();

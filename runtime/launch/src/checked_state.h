@@ -12,12 +12,18 @@
 
 namespace nki {
 
-/** One execution of a store into HBM (or a load of a tensor nl.atomic_rmw updates): which instance, at which loop values, by which op. */
+/**
+ * One execution of a store into HBM (or a load of a tensor nl.atomic_rmw updates): which
+ * instance, at which loop values, by which op; and on which core (a runner of the launch),
+ * after how many of its core_barriers and sendrecvs.
+ */
 struct WriteRecord {
   std::vector<std::int64_t> pid, loop;
   std::size_t op = 0;
   bool accumulate = false;
   bool atomic = false;  ///< nl.atomic_rmw: commutes with other atomic updates of the element, by any instance
+  int core = 0;
+  std::int64_t core_syncs = 0;
 };
 
 /** Writer of an element: a record index, or one of these. */
@@ -53,6 +59,7 @@ class WriteRecords {
 /** Per HBM tensor that instances share (arguments and shared_hbm ndarrays): the writer of each element. */
 struct CheckedLaunch {
   WriteRecords records;
+  std::atomic<int> cores{0};  ///< runners bound so far: each is a core of the launch
   std::vector<std::unique_ptr<std::atomic<std::int64_t>[]>> writers;  ///< by tensor id; null when not tracked
   /// by tensor id, for tensors nl.atomic_rmw updates: the last record that read each element (kNeverWritten: none)
   std::vector<std::unique_ptr<std::atomic<std::int64_t>[]>> readers;

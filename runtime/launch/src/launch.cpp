@@ -27,12 +27,52 @@
 #include "launch_tensors.h"
 #include "nki/trace.h"
 #include "core/program.h"
+#include "core/rank_link.h"
 #include "reference_interpreter.h"
 #include "world_outputs.h"
 
 namespace nki {
 
 namespace {
+
+/** A core of a plain launch: rank 0 of a world of one, and one of the two cores core_barrier and sendrecv meet. */
+class PlainCoreLink final : public RankLink {
+ public:
+  PlainCoreLink(RankLink& solo, RankLink& cores) : solo_(solo), cores_(cores) {}
+  int rank() const override { return 0; }
+  void collective(const ir::KernelIR& k, int op, std::span<const TensorBinding> srcs, std::span<const TensorBinding> dsts,
+                  std::span<const std::int64_t> pid) override {
+    const bool cores = ir::meets_cores(std::get<ir::CollectiveOp>(k.body[static_cast<std::size_t>(op)]));
+    (cores ? cores_ : solo_).collective(k, op, srcs, dsts, pid);
+  }
+
+ private:
+  RankLink& solo_;
+  RankLink& cores_;
+};
+
+/** Whether the kernel makes a core_barrier or sendrecv. */
+bool meets_cores(const ir::KernelIR& k) {
+  for (const ir::Op& op : k.body)
+    if (const auto* c = std::get_if<ir::CollectiveOp>(&op); c != nullptr && ir::meets_cores(*c)) return true;
+  return false;
+}
+
+/** core_barrier and sendrecv meet NC0 and NC1: both must run instances, and no other core may. */
+void refuse_cores_apart(const ir::KernelIR& k, const std::vector<CoreSchedule>& cores) {
+  std::vector<int> busy;
+  for (const CoreSchedule& c : cores)
+    if (!c.instances.empty()) busy.push_back(c.nc);
+  if (busy == std::vector<int>{0, 1}) return;
+  for (const ir::Op& op : k.body) {
+    const auto* c = std::get_if<ir::CollectiveOp>(&op);
+    if (c == nullptr || !ir::meets_cores(*c)) continue;
+    throw UserError("err_core_sync_cores", k.name, c->loc,
+                    fmt::format("isa::{} meets NeuronCores 0 and 1 of the logical core, but the launch runs instances on "
+                                "NC{}; launch the grid over both cores (nc(2))",
+                                ir::collective_name(c->kind), fmt::join(busy, ", NC")));
+  }
+}
 
 /**
  * Runs every core's instances, each busy core on a thread of its own. The first failure
@@ -42,7 +82,7 @@ namespace {
  */
 void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<const Program>>& programs,
                   const std::vector<TensorBinding>& bindings, const std::vector<CoreSchedule>& cores,
-                  const std::vector<RankLink*>& links, std::vector<DevicePrint>& prints) {
+                  const std::vector<RankLink*>& links, std::vector<DevicePrint>& prints, WorldCollectives* cores_meet) {
   std::mutex prints_mutex;
   std::vector<const CoreSchedule*> busy;
   for (const CoreSchedule& c : cores)
@@ -54,6 +94,8 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
     std::unique_ptr<CoreRunner> runner = programs[c]->bind(bindings);
     runner->set_rank_link(links[c]);
     if (!run_core_instances(kernel, *runner, core.instances, fmt::format("NC{}", core.nc), stop)) return;
+    // The other core may still wait at a core_barrier: it learns this one made its last.
+    if (cores_meet != nullptr) cores_meet->finished(core.nc);
     std::vector<DevicePrint> mine = runner->take_device_prints();
     if (mine.empty()) return;
     std::lock_guard lock(prints_mutex);
@@ -63,10 +105,17 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
     run_core(*busy[0]);
     return;
   }
-  // Several cores: each runs on a TBB worker of its own, all at the same time, while the caller waits.
-  run_on_own_workers(busy.size(), [&](std::size_t i) {
+  // Several cores: each runs on a TBB worker of its own, all at the same time, while the caller waits;
+  // cores that wait for each other (core_barrier, sendrecv) on threads of their own, which always run.
+  (cores_meet ? run_on_own_threads : run_on_own_workers)(busy.size(), [&](std::size_t i) {
     try {
       run_core(*busy[i]);
+    } catch (const RankStopped&) {  // the other core failed: its error is the launch's
+      stop = true;
+    } catch (const std::exception& e) {
+      stop = true;
+      if (cores_meet != nullptr) cores_meet->failed(busy[i]->nc, e.what());  // the other core stops waiting
+      throw;
     } catch (...) {
       stop = true;
       throw;
@@ -161,8 +210,11 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
 
   // Checked mode keeps launch-wide state (who wrote what) in its one program.
   if (options_.checked) programs.front()->begin_launch(bindings);
-  // A plain launch is a world of one rank: each busy core's collectives meet no one but itself.
+  // A plain launch is a world of one rank: each busy core's collectives meet no one but itself;
+  // core_barrier and sendrecv meet the logical core's two cores (its own hub, cores in different instances).
   std::vector<std::unique_ptr<WorldCollectives>> solo;
+  std::unique_ptr<WorldCollectives> cores_hub;
+  std::vector<std::unique_ptr<PlainCoreLink>> core_links;
   std::vector<RankLink*> links(result.cores.size(), nullptr);
   if (has_collectives(ir)) {
     const std::vector<CollectiveGroups> groups = resolve_collective_groups(ir, 1, [&](const std::vector<std::string>& axes) -> GroupList {
@@ -171,16 +223,25 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
                                   "mesh with nki::WorldLaunch",
                                   fmt::join(axes, ",")));
     });
+    if (meets_cores(ir)) {
+      refuse_cores_apart(ir, result.cores);
+      cores_hub = std::make_unique<WorldCollectives>(
+          ir.name, 2, 0, std::vector<std::vector<std::vector<int>>>{own_groups(groups, 0), own_groups(groups, 1)}, nullptr,
+          true);
+    }
     for (std::size_t c = 0; c < result.cores.size(); ++c) {
       if (result.cores[c].instances.empty()) continue;
       solo.push_back(std::make_unique<WorldCollectives>(ir.name, 1, 0, std::vector<std::vector<std::vector<int>>>{own_groups(groups, 0)}));
       links[c] = &solo.back()->link(0);
+      if (!cores_hub) continue;
+      core_links.push_back(std::make_unique<PlainCoreLink>(*links[c], cores_hub->link(result.cores[c].nc)));
+      links[c] = core_links.back().get();
     }
   }
   std::vector<DevicePrint> prints;
   {
     const AtomicSumsScope atomic_sums(bindings, has_atomic_updates(ir));
-    run_on_cores(ir.name, programs, bindings, result.cores, links, prints);
+    run_on_cores(ir.name, programs, bindings, result.cores, links, prints, cores_hub.get());
   }
   if (options_.checked) programs.front()->end_launch(bindings);
   // nl.device_print: instance order (each instance's lines in the order it printed them), whatever core ran it.

@@ -77,7 +77,8 @@ class ReferenceRunner final : public CoreRunner {
   ReferenceRunner(const ir::KernelIR& ir, const ir::LoopNest& nest, std::vector<TensorBinding> tensors,
                   CheckedLaunch* checked = nullptr)
       : ir_(ir), nest_(nest), tensors_(std::move(tensors)), tiles_(ir.tiles.size()), loop_(ir.loops.size(), 0),
-        regs_(static_cast<std::size_t>(ir.registers), 0), checked_(checked) {
+        regs_(static_cast<std::size_t>(ir.registers), 0), checked_(checked),
+        core_(checked != nullptr ? checked->cores.fetch_add(1) : 0) {
     // Per-instance tensors (SBUF, PSUM, private HBM) are this core's own memory.
     own_.reserve(ir_.tensors.size());
     for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {
@@ -128,6 +129,8 @@ class ReferenceRunner final : public CoreRunner {
 
   // ---- checked mode (all unused when checked_ is null) ----
   CheckedLaunch* checked_;
+  int core_;                          ///< this runner's core among the launch's (write records)
+  std::int64_t core_syncs_ = 0;       ///< core_barriers and sendrecvs this core has passed
   std::vector<std::vector<std::uint8_t>> written_;     ///< per-instance tensors: element written this instance
   std::vector<std::vector<std::int64_t>> own_writer_;  ///< private HBM: the record that last wrote each element
   std::size_t at_ = 0;                                 ///< the op being executed
@@ -297,10 +300,14 @@ class ReferenceRunner final : public CoreRunner {
                                 ir::memory_name(t.memory), is_float(t.dtype) ? "NaN" : "the pattern 0xA5"));
   }
 
-  /** Two writes of one element conflict when instances differ, or when an affine_range enclosing both differs. */
+  /**
+   * Two writes of one element conflict when instances differ, or when an affine_range enclosing
+   * both differs. Instances on two cores with a core_barrier or sendrecv between the writes are
+   * ordered by it (each core's k-th meets the other's k-th): no conflict.
+   */
   bool conflict(const WriteRecord& a, const WriteRecord& b) const {
     if (a.atomic && b.atomic) return false;  // atomic updates commute, whoever makes them
-    if (a.pid != b.pid) return true;
+    if (a.pid != b.pid) return a.core == b.core || a.core_syncs == b.core_syncs;
     if (a.accumulate && b.accumulate) return false;
     const std::span<const int> ea = nest_.enclosing(a.op);
     const std::span<const int> eb = nest_.enclosing(b.op);
@@ -311,11 +318,16 @@ class ReferenceRunner final : public CoreRunner {
     return false;
   }
 
+  /**
+   * `b` is the write that found `a`. Instances apart, named at the later instance's write: the
+   * same whichever core stored first.
+   */
   [[noreturn]] void report_conflict(const ir::TensorDecl& t, const std::vector<std::int64_t>& idx, const WriteRecord& a,
-                                    const WriteRecord& b, const SourceLoc& loc) const {
+                                    const WriteRecord& b) const {
     const bool instances = a.pid != b.pid;
     const WriteRecord& first = a.pid < b.pid || (a.pid == b.pid && a.loop <= b.loop) ? a : b;
     const WriteRecord& second = &first == &a ? b : a;
+    const SourceLoc& loc = std::get<ir::StoreOp>(ir_.body[instances ? second.op : b.op]).loc;
     throw UserError(instances ? "err_instances_write_same_element" : "err_unexpected_output_dependencies", ir_.name, loc,
                     fmt::format("element [{}] of tensor {} {} is written by {} and by {}", fmt::join(idx, ","), t.name,
                                 shape_str(t.shape), where(first), where(second)));
@@ -324,7 +336,7 @@ class ReferenceRunner final : public CoreRunner {
   void checked_load(const ir::LoadOp& op) {
     const ir::TileInfo& ti = ir_.tiles[static_cast<std::size_t>(op.result)];
     const auto& readers = checked_->readers[static_cast<std::size_t>(op.src.tensor)];
-    const std::int64_t rec = readers ? checked_->records.append({pid_, loop_, at_, false, false}) : -1;
+    const std::int64_t rec = readers ? checked_->records.append({pid_, loop_, at_, false, false, core_, core_syncs_}) : -1;
     std::vector<std::int64_t> c(ti.shape.size(), 0);
     do {
       if (!holds(op.mask, c)) continue;
@@ -368,7 +380,7 @@ class ReferenceRunner final : public CoreRunner {
     const ir::TensorDecl& t = ir_.tensors[ti];
     const bool hbm = ir::is_hbm(t.memory);
     std::int64_t rec = -1;
-    if (hbm) rec = checked_->records.append({pid_, loop_, at_, op.accumulate, op.atomic});
+    if (hbm) rec = checked_->records.append({pid_, loop_, at_, op.accumulate, op.atomic, core_, core_syncs_});
     std::map<std::int64_t, std::int64_t> scattered;  // a scatter's elements: flat index -> the partition that wrote it
     std::vector<std::int64_t> c(op.dst.shape.size(), 0);
     do {
@@ -388,7 +400,7 @@ class ReferenceRunner final : public CoreRunner {
         for (std::int64_t f = e.first; f < e.first + e.count; ++f) {
           const std::int64_t old = checked_->writers[e.tensor][static_cast<std::size_t>(f)].exchange(rec, std::memory_order_acq_rel);
           if (old >= 0 && old != rec && conflict(checked_->records[old], checked_->records[rec]))
-            report_conflict(t, idx, checked_->records[old], checked_->records[rec], op.loc);
+            report_conflict(t, idx, checked_->records[old], checked_->records[rec]);
         }
         continue;
       }
@@ -399,7 +411,7 @@ class ReferenceRunner final : public CoreRunner {
       if (ir::is_per_instance(t.memory)) written_[ti][f] = 1;
       if (op.atomic && !ir::is_per_instance(t.memory)) check_atomic_against_reads(ti, f, idx, rec, op.loc);
       if (old >= 0 && old != rec && conflict(checked_->records[old], checked_->records[rec]))
-        report_conflict(t, idx, checked_->records[old], checked_->records[rec], op.loc);
+        report_conflict(t, idx, checked_->records[old], checked_->records[rec]);
     } while (next_coord(c, op.dst.shape));
   }
 
@@ -893,8 +905,10 @@ class ReferenceRunner final : public CoreRunner {
     if (link_ == nullptr) throw InternalError("a collective ran on a core with no rank link");
     std::vector<TensorBinding> srcs, dsts;
     const std::int64_t g = op.metadata >= 0 ? ir_.tensors[static_cast<std::size_t>(op.metadata)].shape.back() : 0;
+    // A _v kind reads only its chunks, and a core_barrier reads nothing (its data is what it orders).
+    const bool reads_srcs = op.metadata < 0 && op.kind != ir::CollectiveOp::Kind::core_barrier;
     for (int t : op.srcs) {
-      if (checked_ && op.metadata < 0) check_collective_read(t, op, 0, shape_elements(ir_.tensors[static_cast<std::size_t>(t)].shape));
+      if (checked_ && reads_srcs) check_collective_read(t, op, 0, shape_elements(ir_.tensors[static_cast<std::size_t>(t)].shape));
       srcs.push_back(tensors_[static_cast<std::size_t>(t)]);
     }
     if (op.metadata >= 0) {
@@ -905,6 +919,7 @@ class ReferenceRunner final : public CoreRunner {
     }
     for (int t : op.dsts) dsts.push_back(tensors_[static_cast<std::size_t>(t)]);
     link_->collective(ir_, static_cast<int>(at_), srcs, dsts, pid_);
+    if (ir::meets_cores(op)) ++core_syncs_;
     if (!checked_) return;
     for (int t : op.dsts) {
       const std::int64_t n = shape_elements(ir_.tensors[static_cast<std::size_t>(t)].shape);

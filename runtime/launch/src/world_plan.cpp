@@ -7,6 +7,7 @@
 #include <set>
 
 #include "nki/ir/passes.h"
+#include "nki/error.h"
 #include "nki/replica_groups.h"
 
 namespace nki {
@@ -32,6 +33,14 @@ bool spans_ranks(const ir::KernelIR& k) { return has_collectives(k) || ir::reads
 
 WorldPlan plan_world(const TracedKernel& traced, const Mesh& mesh, int first, int ranks, CompileMode mode) {
   const ir::KernelIR& ir = *traced.ir;
+  for (const ir::Op& op : ir.body) {
+    const auto* c = std::get_if<ir::CollectiveOp>(&op);
+    if (c == nullptr || !ir::meets_cores(*c)) continue;
+    throw UserError("err_core_sync_in_world_launch", ir.name, c->loc,
+                    fmt::format("isa::{} meets the two NeuronCores of a logical core, and a world launch's rank is one "
+                                "NeuronCore; launch the kernel without a mesh, its grid over nc(2)",
+                                ir::collective_name(c->kind)));
+  }
   WorldPlan p;
   p.groups = resolve_collective_groups(ir, mesh.size(), [&](const std::vector<std::string>& axes) {
     std::vector<AxisRef> refs;

@@ -464,11 +464,16 @@ struct ReplicaGroupSpec {
  * dst = op(srcs[0], srcs[1]) of the predecessor. all_gather_v / all_to_all_v: flat chunks whose
  * counts and displacements a uint32 `metadata` tensor gives at run time (docs/reference.md);
  * its row 2 receives the counts unless `recv_counts_known`.
+ * core_barrier / sendrecv (isa): between the physical cores of one logical core (LNC=2), not
+ * the ranks of a world: every core named in `group.groups[0]` reaches the barrier before any goes
+ * on (`srcs[0]` is the shared HBM tensor it orders); sendrecv: dst = the src of core `recv_from`,
+ * while this core's src goes to core `send_to`. A core of the logical core is the one placement
+ * gives the instance (nc(2)); each core's k-th such op meets the other core's k-th.
  */
 struct CollectiveOp {
   enum class Kind : std::uint8_t {
     all_reduce, all_gather, reduce_scatter, all_to_all, permute, permute_implicit, permute_implicit_reduce,
-    all_gather_v, all_to_all_v,
+    all_gather_v, all_to_all_v, core_barrier, sendrecv,
   };
   Kind kind = Kind::all_reduce;
   std::vector<int> srcs, dsts;  ///< tensor ids
@@ -479,8 +484,17 @@ struct CollectiveOp {
   int metadata = -1;             ///< the _v kinds: the metadata tensor (uint32 [rows, G] or [1, rows, G])
   bool recv_counts_known = false;  ///< the _v kinds: row 2 is left as it is
   bool has_rdispls = false;        ///< all_to_all_v: row 3 gives where each sender's chunk lands
+  /// sendrecv: the cores (0 or 1, of the logical core) it sends to and receives from, as affine
+  /// expressions of the program ids (NKI's `(program_id + 1) % 2` is `1 - program_id` here)
+  IndexExpr send_to, recv_from;
+  int pipe_id = 0;                   ///< sendrecv: the group of sendrecvs it synchronizes with
+  Engine engine = Engine::unknown;   ///< core_barrier: the engine that waits (unknown: GpSimd); sendrecv: gpsimd for gpsimd_dma
   SourceLoc loc;
 };
+/** Whether the op meets the cores of one logical core (core_barrier, sendrecv) rather than the ranks of a world. */
+inline bool meets_cores(const CollectiveOp& c) {
+  return c.kind == CollectiveOp::Kind::core_barrier || c.kind == CollectiveOp::Kind::sendrecv;
+}
 /** Whether the collective's metadata (the _v kinds) receives counts (its row 2): then it is written too. */
 inline bool writes_metadata(const CollectiveOp& c) { return c.metadata >= 0 && !c.recv_counts_known; }
 const char* collective_name(CollectiveOp::Kind k);

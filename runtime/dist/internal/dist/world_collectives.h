@@ -68,11 +68,13 @@ class WorldCollectives {
  public:
   /**
    * `own_groups[r][i]`: local rank r's group of the kernel's i-th collective (world ranks, in
-   * group order; for a permute the pairs are read from the op). `kernels[r]`: what local rank r
-   * runs (one IR for SPMD, a baked one per rank for MPMD).
+   * group order; for a permute the pairs are read from the op). `logical_core`: the members are
+   * the two NeuronCores of a plain launch's logical core (NC0, NC1), meeting at core_barrier and
+   * sendrecv: each core's k-th meets the other's k-th, whatever instance each is in.
    */
   WorldCollectives(std::string kernel, int world_size, int first_local,
-                   std::vector<std::vector<std::vector<int>>> own_groups, Communicator* processes = nullptr);
+                   std::vector<std::vector<std::vector<int>>> own_groups, Communicator* processes = nullptr,
+                   bool logical_core = false);
   ~WorldCollectives();
   WorldCollectives(const WorldCollectives&) = delete;
   WorldCollectives& operator=(const WorldCollectives&) = delete;
