@@ -268,17 +268,7 @@ class CompiledRunner final : public CoreRunner {
     const ir::TensorDecl& decl = ir_.tensors[static_cast<std::size_t>(a.tensor)];
     std::int64_t offset = 0;
     for (std::size_t d = 0; d < a.indices.size(); ++d) {
-      const ir::IndexExpr& e = a.indices[d];
-      std::int64_t v = e.constant;
-      for (const ir::Term& term : e.terms) {
-        const auto i = static_cast<std::size_t>(term.sym.index);
-        switch (term.sym.kind) {
-          case ir::Sym::Kind::program_id: v += term.coeff * pid_[i]; break;
-          case ir::Sym::Kind::loop: v += term.coeff * (loop32_[i] + (term.sym.index == step.shift_loop ? step.shift : 0)); break;
-          case ir::Sym::Kind::rank: v += term.coeff * rank32_; break;
-          case ir::Sym::Kind::axis: break;
-        }
-      }
+      const std::int64_t v = first_element_offset_on(a, d, step);
       // A wrapped block dimension is indexed by a scalar (validate.cpp), so the wrap applies here.
       offset += ir::storage_index(decl, d, v) * t.strides[d];
     }
