@@ -190,14 +190,7 @@ TEST_CASE("nl::atomic_rmw - checked mode: atomic updates by several instances ar
 TEST_CASE("nl::atomic_rmw - misuse names NKI's error") {
   const char* file = "tests/language/atomic_rmw_test.cpp";
   int line = 0;
-  auto misuse = [](auto body) {
-    const nki::Kernel k = nki::jit("atomic_misuse", [&](nl::tensor a) {
-      auto out = nl::zeros({8, 16}, nl::float32, nl::shared_hbm, "out");
-      body(a, out);
-      return out;
-    });
-    return test::user_error_of([&] { k(lt::make({8, 16}, DType::fp32, test::random_floats(128, 5))); });
-  };
+  auto misuse = [](auto body) { return lt::misuse_error_8x16("atomic_misuse", body); };
   std::string e = misuse([&](nl::tensor a, nl::tensor out) {
     auto i = nl::copy(nl::load(a[nl::_, nl::ds(0, 1)]), {.dtype = nl::uint32});
     line = __LINE__ + 1;

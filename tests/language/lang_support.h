@@ -37,6 +37,20 @@ inline std::vector<double> values_of(const nki::Tensor& t) {
 inline nki::Tensor make(const nki::Shape& s, DType dt, const std::vector<float>& v) {
   return nki::Tensor::from_floats(s, dt, v);
 }
+/**
+ * The error that kernel `name` raises when `body(a, out)` is traced in it: `a` an [8, 16] fp32
+ * argument, `out` a zeroed [8, 16] fp32 shared_hbm output (the scatter and atomic misuse tests).
+ */
+template <class Body>
+std::string misuse_error_8x16(const char* name, Body body) {
+  const nki::Kernel k = nki::jit(name, [&](nl::tensor a) {
+    auto out = nl::zeros({8, 16}, nl::float32, nl::shared_hbm, "out");
+    body(a, out);
+    return out;
+  });
+  return test::user_error_of([&] { k(make({8, 16}, DType::fp32, test::random_floats(128, 5))); });
+}
+
 inline std::vector<float> floats_of(const nki::Tensor& t) { return t.to_floats(); }
 
 /** Small integers in [lo, hi] as floats (exact in every dtype that holds the range). */

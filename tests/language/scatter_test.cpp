@@ -138,14 +138,7 @@ TEST_CASE("isa::dma_copy scatter - oob_mode skip writes nothing for the row, err
 TEST_CASE("isa::dma_copy scatter - misuse names NKI's error") {
   const char* file = "tests/language/scatter_test.cpp";
   int line = 0;
-  auto misuse = [](auto body) {
-    const nki::Kernel k = nki::jit("scatter_misuse", [&](nl::tensor a) {
-      auto out = nl::zeros({8, 16}, nl::float32, nl::shared_hbm, "out");
-      body(a, out);
-      return out;
-    });
-    return test::user_error_of([&] { k(lt::make({8, 16}, DType::fp32, test::random_floats(128, 5))); });
-  };
+  auto misuse = [](auto body) { return lt::misuse_error_8x16("scatter_misuse", body); };
   std::string e = misuse([&](nl::tensor a, nl::tensor out) {
     auto i = nl::copy(nl::load(a[nl::_, nl::ds(0, 1)]), {.dtype = nl::uint32});
     line = __LINE__ + 1;
