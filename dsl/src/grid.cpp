@@ -85,11 +85,21 @@ class GridParser {
   GridSpec parse() {
     GridSpec spec;
     skip_space();
+    // Python's spellings of the same grid: kernel[4, 2] or a tuple, (4, 2) or (4,).
+    char close = 0;
+    if (accept('[')) close = ']';
+    else if (accept('(')) close = ')';
+    skip_space();
     if (pos_ == text_.size()) fail("an axis");
     spec.axes.push_back(axis());
-    while (accept(',')) spec.axes.push_back(axis());
+    while (accept(',')) {
+      skip_space();
+      if (close != 0 && pos_ < text_.size() && text_[pos_] == close) break;  // a trailing comma: (4,)
+      spec.axes.push_back(axis());
+    }
+    if (close != 0) expect(close);
     skip_space();
-    if (pos_ != text_.size()) fail("',' or the end");
+    if (pos_ != text_.size()) fail(close != 0 ? "the end after the closing bracket" : "',' or the end");
     spec.instances();  // a grid whose size overflows is refused here, as err_grid_too_large
     spec.nc_cores();
     return spec;
@@ -116,8 +126,15 @@ class GridParser {
     }
     return false;
   }
+  /** `w`, alone or with NKI's module prefix as Python writes it: nl.nc(2), nki.language.spmd_dim(...). */
   bool accept_word(std::string_view w) {
     skip_space();
+    for (std::string_view prefix : {"nki.language.", "nl."}) {
+      if (text_.substr(pos_, prefix.size()) == prefix && text_.substr(pos_ + prefix.size(), w.size()) == w) {
+        pos_ += prefix.size() + w.size();
+        return true;
+      }
+    }
     if (text_.substr(pos_, w.size()) == w) {
       pos_ += w.size();
       return true;

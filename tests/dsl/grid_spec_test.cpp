@@ -46,3 +46,23 @@ TEST_CASE("unparsable grids name the text, the position and what was expected") 
         "err_invalid_grid: cannot parse grid \"\" at position 0: expected an axis (examples: \"4,2\", "
         "\"spmd_dim(2,nc(2)),4\", \"nc(2)*2,2\")");
 }
+
+TEST_CASE("grid specs parse as Python writes them - brackets, tuples and the nl. prefix") {
+  const std::vector<nki::GridAxis> four_by_four{4, 4};
+  CHECK(nki::parse_grid("[4,4]").axes == four_by_four);
+  CHECK(nki::parse_grid("(4, 4)").axes == four_by_four);
+  CHECK(nki::parse_grid(" [ 4 , 4 ] ").axes == four_by_four);
+  CHECK(nki::parse_grid("(8,)").axes == std::vector<nki::GridAxis>{8});
+  CHECK(nki::parse_grid("nl.spmd_dim(2, nl.nc(2)), 4").axes ==
+        std::vector<nki::GridAxis>{nl::spmd_dim(2, nl::nc(2)), 4});
+  CHECK(nki::parse_grid("[nki.language.nc(2) * 2]").axes == std::vector<nki::GridAxis>{nl::nc(2) * 2});
+  CHECK(test::user_error_of([] { nki::parse_grid("[4,4"); }) ==
+        "err_invalid_grid: cannot parse grid \"[4,4\" at position 4: expected ']' (examples: \"4,2\", "
+        "\"spmd_dim(2,nc(2)),4\", \"nc(2)*2,2\")");
+  CHECK(test::user_error_of([] { nki::parse_grid("[4],2"); }) ==
+        "err_invalid_grid: cannot parse grid \"[4],2\" at position 3: expected the end after the closing bracket "
+        "(examples: \"4,2\", \"spmd_dim(2,nc(2)),4\", \"nc(2)*2,2\")");
+  CHECK(test::user_error_of([] { nki::parse_grid("np.nc(2)"); }) ==
+        "err_invalid_grid: cannot parse grid \"np.nc(2)\" at position 0: expected a positive integer (examples: "
+        "\"4,2\", \"spmd_dim(2,nc(2)),4\", \"nc(2)*2,2\")");
+}
