@@ -40,11 +40,31 @@ TEST_CASE("cli: every command refuses an unknown --dtype with one line naming th
   write_iota_npy(dir.file("a.npy"), {256, 1024});
   write_iota_npy(dir.file("b.npy"), {256, 1024});
   // An integer dtype is no --dtype: integer arguments come from integer .npy files.
-  for (const std::string dtype : {"int8", "fp64", "BF16", "bfloat16"}) {
+  for (const std::string dtype : {"int8", "fp64", "BF16", "nl.int32", "np.bfloat16"}) {
     check_same_refusal({"run", "profile", "compile", "bench"}, dir, {"--dtype", dtype},
                        "err_unknown_dtype: unknown --dtype \"" + dtype +
                            "\"; expected one of fp32, bf16, fp16, fp8_e4m3, fp8_e5m2, tf32, fp8_e4m3fn, fp8_e8m0fnu");
   }
+}
+
+TEST_CASE("cli: --dtype takes NKI's names, bare or as nl.NAME, for the same dtype as the short name") {
+  TempDir dir;
+  write_iota_npy(dir.file("a.npy"), {256, 1024});
+  write_iota_npy(dir.file("b.npy"), {256, 1024});
+  const auto output_with = [&](const std::string& dtype) {
+    const CliResult r = run_cli({"run", "tensor_add_tiled", "--input", dir.file("a.npy"), "--input", dir.file("b.npy"),
+                                 "--output", dir.file("c.npy"), "--dtype", dtype, "--quiet"});
+    REQUIRE(r.status == 0);
+    CHECK(r.err.empty());
+    return read_bytes(dir.file("c.npy"));
+  };
+  const std::string bf16 = output_with("bf16");
+  CHECK(output_with("bfloat16") == bf16);
+  CHECK(output_with("nl.bfloat16") == bf16);
+  CHECK(output_with("nki.language.bfloat16") == bf16);
+  CHECK(output_with("nl.float32") == output_with("fp32"));
+  CHECK(output_with("float8_e4m3") == output_with("fp8_e4m3"));
+  CHECK(output_with("fp8_e4m3") != bf16);
 }
 
 TEST_CASE("cli: every command with --shape refuses it beside --input with one line") {

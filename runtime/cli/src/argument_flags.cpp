@@ -22,8 +22,11 @@ std::vector<std::string_view> float_dtype_names() {
 std::string dtype_flag_choices() { return fmt::format("{{{}}}", fmt::join(float_dtype_names(), ",")); }
 
 DType parse_dtype_flag(const std::string& text) {
-  for (DType t : all_dtypes)
-    if (is_float(t) && text == dtype_name(t)) return t;
+  // The short names, NKI's (bfloat16, float8_e4m3, ...) and NKI's spelled as Python does (nl.bfloat16).
+  std::string_view name = text;
+  for (std::string_view prefix : {"nki.language.", "nl."})
+    if (name.starts_with(prefix)) name.remove_prefix(prefix.size());
+  if (const std::optional<DType> t = parse_dtype(name); t && is_float(*t)) return *t;
   throw UserError("err_unknown_dtype", "", {},
                   fmt::format("unknown --dtype \"{}\"; expected one of {}", text, fmt::join(float_dtype_names(), ", ")));
 }

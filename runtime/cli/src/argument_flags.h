@@ -15,7 +15,8 @@ namespace nki::cli {
 std::string dtype_flag_choices();
 
 /**
- * The float dtype `text` names (fp32, bf16, fp16, fp8_e4m3, fp8_e5m2, tf32, fp8_e4m3fn, fp8_e8m0fnu): what float arguments
+ * The float dtype `text` names (fp32, bf16, fp16, fp8_e4m3, fp8_e5m2, tf32, fp8_e4m3fn, fp8_e8m0fnu, or NKI's
+ * names for them, bare or with the nl. prefix: bfloat16, nl.float32, ...): what float arguments
  * are rounded to. Integer and bool arguments come from .npy files with their own dtype, so
  * --dtype names no integer dtype. Throws nki::UserError (err_unknown_dtype) naming the value
  * and the choices.
