@@ -109,3 +109,41 @@ TEST_CASE("cli: float16 inputs are exact, converted to --dtype, and the output i
   CHECK(out.dtype == D::fp32);
   for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(out.values[i] == nki::round_to_dtype(a[i] + b[i], D::fp32));
 }
+
+TEST_CASE("cli: float64 and int64 .npy inputs (numpy's defaults) run as their fp32 and int32 roundings") {
+  TempDir dir;
+  const std::size_t n = static_cast<std::size_t>(nki::shape_elements(kShape));
+  std::vector<double> a(n), b(n);
+  std::vector<float> a32(n), b32(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    // Values with bits below fp32's: the file's float64 must be rounded, not truncated.
+    a[i] = 1.0 + static_cast<double>(i % 89) * (1.0 + 0x1p-30) / 7.0;
+    b[i] = -0.5 + static_cast<double>(i % 13) * 0x1p-26;
+    a32[i] = static_cast<float>(a[i]);
+    b32[i] = static_cast<float>(b[i]);
+  }
+  const auto write_f64 = [&](const std::string& path, const std::vector<double>& v) {
+    std::string data(v.size() * 8, '\0');
+    std::memcpy(data.data(), v.data(), data.size());
+    clitest::write_bytes(path, nki::frame_npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (128, 512), }", data));
+  };
+  write_f64(dir.file("a.npy"), a);
+  write_f64(dir.file("b.npy"), b);
+  const nki::NpyArray from_f64 = run_add(dir, {"--dtype", "bf16", "--quiet"});
+  clitest::write_npy(dir.file("a.npy"), kShape, a32);
+  clitest::write_npy(dir.file("b.npy"), kShape, b32);
+  const nki::NpyArray from_f32 = run_add(dir, {"--dtype", "bf16", "--quiet"});
+  CHECK(from_f64.data == from_f32.data);
+
+  // int64 holding int32 values: an int32 tensor (the kernel adds them exactly while they are small).
+  std::vector<std::int64_t> i64(n);
+  for (std::size_t i = 0; i < n; ++i) i64[i] = static_cast<std::int64_t>(i % 1000) - 500;
+  std::string data(n * 8, '\0');
+  std::memcpy(data.data(), i64.data(), data.size());
+  clitest::write_bytes(dir.file("a.npy"), nki::frame_npy(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (128, 512), }", data));
+  write(dir.file("b.npy"), pattern(1, 0), D::int32);
+  const nki::NpyArray sum = run_add(dir, {"--quiet"});
+  CHECK(sum.dtype == D::int32);
+  const std::vector<double> bv = pattern(1, 0);
+  for (std::size_t i = 0; i < n; i += 1009) CHECK(sum.values[i] == static_cast<double>(i64[i]) + bv[i]);
+}

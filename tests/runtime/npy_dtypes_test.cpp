@@ -115,14 +115,14 @@ TEST_CASE("npy: a truncated integer file names its dtype") {
 TEST_CASE("npy: other dtypes are refused with one line quoting the dtype and listing the accepted ones") {
   TempDir dir;
   const std::string path = dir.file("r.npy");
-  for (const char* descr : {"'<f8'", "'<i8'", "'<u8'", "'>i4'", "'>f2'", "'<c8'", "'|V2'", "'<U3'", "'|i2'"}) {
+  for (const char* descr : {"'<u8'", "'>i4'", "'>f2'", "'>f8'", "'<c8'", "'|V2'", "'<U3'", "'|i2'"}) {
     CAPTURE(descr);
     write_bytes(path, nki::frame_npy(1, fmt::format("{{'descr': {}, 'fortran_order': False, 'shape': (2,), }}", descr),
                                      std::string(16, '\0')));
     CHECK(test::user_error_of([&] { nki::read_npy(path); }) ==
-          fmt::format("err_invalid_npy: {}: holds dtype {}; expected float32 ('<f4'), float16 ('<f2'), int8 ('|i1'), "
-                      "int16 ('<i2'), int32 ('<i4'), uint8 ('|u1'), uint16 ('<u2'), uint32 ('<u4') or bool ('|b1'), "
-                      "little endian",
+          fmt::format("err_invalid_npy: {}: holds dtype {}; expected float32 ('<f4'), float64 ('<f8'), float16 "
+                      "('<f2'), int8 ('|i1'), int16 ('<i2'), int32 ('<i4'), int64 ('<i8'), uint8 ('|u1'), uint16 "
+                      "('<u2'), uint32 ('<u4') or bool ('|b1'), little endian",
                       path, descr));
   }
 }
@@ -131,4 +131,27 @@ TEST_CASE("npy: encode_npy refuses dtypes a .npy cannot hold, and a wrong value 
   CHECK_THROWS_AS(nki::encode_npy({1}, std::vector<double>{1.0}, D::bf16), nki::InternalError);
   CHECK_THROWS_AS(nki::encode_npy({1}, std::vector<double>{1.0}, D::fp8_e4m3), nki::InternalError);
   CHECK_THROWS_AS(nki::encode_npy({2}, std::vector<double>{1.0}, D::int32), nki::InternalError);
+}
+
+TEST_CASE("npy: numpy's defaults are read narrowed - float64 to fp32 rounded to nearest even, int64 to int32") {
+  TempDir dir;
+  const std::string path = dir.file("r.npy");
+  // 1 + 2^-24 is a tie between 1 and 1 + 2^-23 in fp32: it goes to even (1); 1 + 3 * 2^-24 goes up to 1 + 2^-22.
+  const std::vector<double> f64{1.0 + 0x1p-24, 1.0 + 3 * 0x1p-24, -2.5, 1e300};
+  std::string f64_bytes(f64.size() * 8, '\0');
+  std::memcpy(f64_bytes.data(), f64.data(), f64_bytes.size());
+  write_bytes(path, nki::frame_npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", f64_bytes));
+  const nki::NpyArray f = nki::read_npy(path);
+  CHECK(f.dtype == nki::DType::fp32);
+  CHECK(f.shape == nki::Shape{2, 2});
+  CHECK(f.data == std::vector<float>{1.0f, 1.0f + 0x1p-22f, -2.5f, std::numeric_limits<float>::infinity()});
+  CHECK(f.values == std::vector<double>{1.0, 1.0 + 0x1p-22, -2.5, std::numeric_limits<double>::infinity()});
+
+  const std::vector<std::int64_t> i64{-2147483648LL, 2147483647LL, 0, -7};
+  std::string i64_bytes(i64.size() * 8, '\0');
+  std::memcpy(i64_bytes.data(), i64.data(), i64_bytes.size());
+  write_bytes(path, nki::frame_npy(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (4,), }", i64_bytes));
+  const nki::NpyArray i = nki::read_npy(path);
+  CHECK(i.dtype == nki::DType::int32);
+  CHECK(i.values == std::vector<double>{-2147483648.0, 2147483647.0, 0.0, -7.0});
 }

@@ -122,8 +122,8 @@ TEST_CASE("npy: refusals name the file and say what is wrong") {
   const std::string ok_data = float_bytes(std::vector<float>(6, 1.0f));
   const std::string ok_dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
   const std::string accepted =
-      "expected float32 ('<f4'), float16 ('<f2'), int8 ('|i1'), int16 ('<i2'), int32 ('<i4'), uint8 ('|u1'), "
-      "uint16 ('<u2'), uint32 ('<u4') or bool ('|b1'), little endian";
+      "expected float32 ('<f4'), float64 ('<f8'), float16 ('<f2'), int8 ('|i1'), int16 ('<i2'), int32 ('<i4'), "
+      "int64 ('<i8'), uint8 ('|u1'), uint16 ('<u2'), uint32 ('<u4') or bool ('|b1'), little endian";
   std::string bytes, why;
   SUBCASE("empty") {
     bytes = "";
@@ -153,13 +153,21 @@ TEST_CASE("npy: refusals name the file and say what is wrong") {
     bytes = nki::frame_npy(1, ok_dict, ok_data + "xyzw");
     why = "has 4 bytes after the data of shape [2,3] of float32 (24 bytes); the file is not a single array";
   }
-  SUBCASE("float64") {
-    bytes = nki::frame_npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", ok_data + ok_data);
-    why = "holds dtype '<f8'; " + accepted;
+  SUBCASE("big-endian float64") {
+    bytes = nki::frame_npy(1, "{'descr': '>f8', 'fortran_order': False, 'shape': (2, 3), }", ok_data + ok_data);
+    why = "holds dtype '>f8'; " + accepted;
   }
-  SUBCASE("int64") {
-    bytes = nki::frame_npy(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }", ok_data + ok_data);
-    why = "holds dtype '<i8'; " + accepted;
+  SUBCASE("float64 data truncated") {
+    bytes = nki::frame_npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", ok_data);
+    why = "truncated data: shape [2,3] of float64 needs 48 bytes after the header, the file has 24";
+  }
+  SUBCASE("an int64 value outside int32") {
+    std::string data(48, '\0');
+    const std::int64_t big = std::int64_t{1} << 31;
+    std::memcpy(data.data() + 16, &big, sizeof big);
+    bytes = nki::frame_npy(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }", data);
+    why = "holds int64 value 2147483648 at flat index 2, outside int32 (the kernel's integer type); expected int64 "
+          "values from -2147483648 to 2147483647";
   }
   SUBCASE("big-endian float32") {
     bytes = nki::frame_npy(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", ok_data);

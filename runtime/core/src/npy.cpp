@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -54,6 +55,14 @@ constexpr NpyType kNpyTypes[] = {
     {"'<i2'", DType::int16, "int16"},  {"'<i4'", DType::int32, "int32"},  {"'|u1'", DType::uint8, "uint8"},
     {"'<u2'", DType::uint16, "uint16"}, {"'<u4'", DType::uint32, "uint32"}, {"'|b1'", DType::boolean, "bool"},
 };
+
+/** The wider .npy dtypes read (never written): NumPy's defaults, narrowed as they are read. */
+struct NpyWideType {
+  std::string_view descr;
+  std::string_view numpy_name;
+  DType narrowed_to;
+};
+constexpr NpyWideType kNpyWideTypes[] = {{"'<f8'", "float64", DType::fp32}, {"'<i8'", "int64", DType::int32}};
 
 const NpyType* npy_type_of(DType t) {
   for (const NpyType& n : kNpyTypes)
@@ -132,11 +141,17 @@ NpyArray parse_npy(std::string_view bytes, const std::string& path) {
   const NpyType* type = nullptr;
   for (const NpyType& n : kNpyTypes)
     if (descr == n.descr) type = &n;
-  if (type == nullptr) {
-    bad(path, fmt::format("holds dtype {}; expected float32 ('<f4'), float16 ('<f2'), int8 ('|i1'), int16 ('<i2'), "
-                          "int32 ('<i4'), uint8 ('|u1'), uint16 ('<u2'), uint32 ('<u4') or bool ('|b1'), little endian",
+  // NumPy's defaults, read and narrowed: float64 to fp32, int64 to int32 where every value fits.
+  const NpyWideType* wide = nullptr;
+  for (const NpyWideType& w : kNpyWideTypes)
+    if (descr == w.descr) wide = &w;
+  if (type == nullptr && wide == nullptr) {
+    bad(path, fmt::format("holds dtype {}; expected float32 ('<f4'), float64 ('<f8'), float16 ('<f2'), int8 ('|i1'), "
+                          "int16 ('<i2'), int32 ('<i4'), int64 ('<i8'), uint8 ('|u1'), uint16 ('<u2'), uint32 ('<u4') "
+                          "or bool ('|b1'), little endian",
                           descr));
   }
+  if (wide != nullptr) type = npy_type_of(wide->narrowed_to);
   if (header_value(path, header, "fortran_order") != "False") bad(path, "is in Fortran order; expected C order");
   NpyArray out;
   out.shape = parse_shape(path, header_value(path, header, "shape"));
@@ -148,16 +163,17 @@ NpyArray parse_npy(std::string_view bytes, const std::string& path) {
     n *= d;
   }
   const std::size_t data_start = header_start + header_len;
-  const int eb = dtype_bytes(type->dtype);
+  const int eb = wide != nullptr ? 8 : dtype_bytes(type->dtype);
+  const std::string_view numpy_name = wide != nullptr ? wide->numpy_name : type->numpy_name;
   const std::size_t want = static_cast<std::size_t>(n) * static_cast<std::size_t>(eb);
   const std::size_t have = bytes.size() - data_start;
   if (have < want) {
     bad(path, fmt::format("truncated data: shape {} of {} needs {} bytes after the header, the file has {}",
-                          shape_str(out.shape), type->numpy_name, want, have));
+                          shape_str(out.shape), numpy_name, want, have));
   }
   if (have > want) {
     bad(path, fmt::format("has {} bytes after the data of shape {} of {} ({} bytes); the file is not a single array",
-                          have - want, shape_str(out.shape), type->numpy_name, want));
+                          have - want, shape_str(out.shape), numpy_name, want));
   }
   // The array is held twice (exact values and fp32) beside the file's bytes.
   const std::int64_t held = n * static_cast<std::int64_t>(sizeof(double) + sizeof(float));
@@ -165,7 +181,7 @@ NpyArray parse_npy(std::string_view bytes, const std::string& path) {
     throw UserError("err_host_out_of_memory", "", {},
                     fmt::format("{}: reading shape {} of {} needs {} bytes besides the file's {}, more than the host's "
                                 "{} bytes of memory",
-                                path, shape_str(out.shape), type->numpy_name, held, bytes.size(),
+                                path, shape_str(out.shape), numpy_name, held, bytes.size(),
                                 sim::host_memory_bytes()));
   }
     static_assert(std::endian::native == std::endian::little, ".npy little-endian data is read as native values");
@@ -173,8 +189,28 @@ NpyArray parse_npy(std::string_view bytes, const std::string& path) {
   const char* src = bytes.data() + data_start;
   out.values.resize(static_cast<std::size_t>(n));
   out.data.resize(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < out.values.size(); ++i) out.values[i] = load_element(src + i * eb, out.dtype);
-  if (out.dtype == DType::fp32) {
+  if (wide == nullptr) {
+    for (std::size_t i = 0; i < out.values.size(); ++i) out.values[i] = load_element(src + i * eb, out.dtype);
+  } else if (wide->narrowed_to == DType::fp32) {
+    // float64 to fp32 with round-to-nearest-even; --dtype then rounds the fp32 values (as torch's .to() does).
+    for (std::size_t i = 0; i < out.values.size(); ++i) {
+      double d = 0;
+      std::memcpy(&d, src + i * eb, sizeof d);
+      out.values[i] = static_cast<float>(d);
+    }
+  } else {
+    for (std::size_t i = 0; i < out.values.size(); ++i) {
+      std::int64_t v = 0;
+      std::memcpy(&v, src + i * eb, sizeof v);
+      if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
+        bad(path, fmt::format("holds int64 value {} at flat index {}, outside int32 (the kernel's integer type); "
+                              "expected int64 values from {} to {}",
+                              v, i, std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
+      }
+      out.values[i] = static_cast<double>(v);
+    }
+  }
+  if (out.dtype == DType::fp32 && wide == nullptr) {
     std::memcpy(out.data.data(), src, want);  // the bits as they are
   } else {
     // fp32 through store_element: NaN bits of a float16 kept, large 32-bit integers rounded to nearest even.

@@ -14,7 +14,8 @@ namespace nki {
 /**
  * A .npy array. `dtype` is the file's: fp32 ('<f4'), fp16 ('<f2'), int8 ('|i1'), int16 ('<i2'),
  * int32 ('<i4'), uint8 ('|u1'), uint16 ('<u2'), uint32 ('<u4') or bool ('|b1', any non-zero byte
- * reads as 1). `values` holds every element exactly (NaN bits kept); `data` holds them as fp32,
+ * reads as 1). NumPy's defaults are read too, narrowed: float64 ('<f8') to fp32 with round-to-nearest-even,
+ * int64 ('<i8') to int32 (a value outside int32 is refused, naming it). `values` holds every element exactly (NaN bits kept); `data` holds them as fp32,
  * exact but for int32/uint32 values past 2^24, which round to nearest even.
  */
 struct NpyArray {
