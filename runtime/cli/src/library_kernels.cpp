@@ -10,6 +10,15 @@ namespace nki::cli {
 
 using namespace nki::kernels;
 
+namespace {
+
+/** The row-wise kernels (row_tiles.h) share their row tiles over a grid's first axis, whatever its size. */
+OtherGrids one_axis_of_any_size() {
+  return {[](const GridSpec& g) { return g.axes.size() == 1; }, "one axis of any size (e.g. \"spmd_dim(1,nc(2))\")"};
+}
+
+}  // namespace
+
 void register_library_kernels(KernelRegistry& registry) {
   registry.add({"tensor_add", "c = a + b, [128,512] tiles, grid [P/128, F/512] on one core", tensor_add(),
                 tensor_add_grid});
@@ -27,11 +36,11 @@ void register_library_kernels(KernelRegistry& registry) {
                 "matmul blocked over M, N, K (16x2x8 tiles), K blocks sequential, fp32 result tiles in SBUF",
                 matmul_fully_optimized(), [](const std::vector<Shape>& s) { return matmul_fully_optimized_grid(s); }});
   registry.add({"softmax", "softmax over each row of x [R, C], row tiles of 128 (masked last tile)", softmax(),
-                softmax_grid});
+                softmax_grid, one_axis_of_any_size()});
   registry.add({"rmsnorm", "a / sqrt(mean(a^2)) * g per row, a [R, D], g [D], row tiles of 128", rmsnorm(),
-                rmsnorm_grid});
+                rmsnorm_grid, one_axis_of_any_size()});
   registry.add({"layernorm", "(x - mean) / sqrt(var + 1e-5) * gamma + beta per row, gamma and beta [1, D]",
-                layernorm(), layernorm_grid});
+                layernorm(), layernorm_grid, one_axis_of_any_size()});
   registry.add({"transpose2d", "in [P, Y, X] -> out [P, X, Y]: each row's matrix transposed in SBUF", transpose2d(),
                 transpose2d_grid});
   registry.add({"average_pool2d", "[C, H, W] -> [C, H/2, W/2]: the mean of each 2x2 window", average_pool2d(),

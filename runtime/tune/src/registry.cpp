@@ -69,14 +69,18 @@ std::vector<std::string> KernelRegistry::tunable_names() const {
 
 void check_grid_fits(const RegisteredKernel& k, const GridSpec& grid, const GridSpec& expected,
                      const std::vector<Shape>& shapes) {
-  if (grid.logical_shape() != expected.logical_shape()) {
-    std::vector<std::string> s;
-    for (const Shape& x : shapes) s.push_back(shape_str(x));
-    throw UserError("err_grid_does_not_fit", k.name, {},
-                    fmt::format("grid \"{}\" has logical shape {}, but inputs {} need logical shape {} (e.g. \"{}\")",
-                                grid.str(), shape_str(grid.logical_shape()), fmt::join(s, " "),
-                                shape_str(expected.logical_shape()), expected.str()));
-  }
+  if (grid.logical_shape() == expected.logical_shape()) return;
+  if (k.other_grids && k.other_grids->accepts(grid)) return;
+  std::vector<std::string> s;
+  for (const Shape& x : shapes) s.push_back(shape_str(x));
+  // A kernel launched without a grid has no grid string to suggest: say to leave --grid out.
+  const std::string needed = expected.axes.empty() ? "need no grid (leave out --grid)"
+                                                   : fmt::format("need logical shape {} (e.g. \"{}\")",
+                                                                 shape_str(expected.logical_shape()), expected.str());
+  throw UserError("err_grid_does_not_fit", k.name, {},
+                  fmt::format("grid \"{}\" has logical shape {}, but inputs {} {}{}", grid.str(),
+                              shape_str(grid.logical_shape()), fmt::join(s, " "), needed,
+                              k.other_grids ? ", or " + k.other_grids->description : ""));
 }
 
 }  // namespace nki

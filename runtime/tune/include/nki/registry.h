@@ -3,6 +3,7 @@
 
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,12 +12,20 @@
 
 namespace nki {
 
+/** Grids a kernel takes besides those of its default grid's logical shape, and how messages describe them. */
+struct OtherGrids {
+  std::function<bool(const GridSpec&)> accepts;
+  std::string description;  ///< e.g. "one axis of any size, e.g. \"spmd_dim(1,nc(2))\""
+};
+
 struct RegisteredKernel {
   std::string name;
   std::string description;
   Kernel kernel;
   /// The launch grid for these input shapes; throws nki::UserError naming the shapes when they do not fit.
   std::function<GridSpec(const std::vector<Shape>&)> default_grid;
+  /// Unset: a --grid must have the default grid's logical shape.
+  std::optional<OtherGrids> other_grids = std::nullopt;
 };
 
 class KernelRegistry {
@@ -48,8 +57,8 @@ class KernelRegistry {
 };
 
 /**
- * Checks that `grid` covers exactly the logical grid `expected` the kernel needs for
- * these inputs; throws nki::UserError naming both otherwise.
+ * Checks that `grid` covers exactly the logical grid `expected` the kernel needs for these
+ * inputs, or is one of the kernel's other grids; throws nki::UserError naming both otherwise.
  */
 void check_grid_fits(const RegisteredKernel& k, const GridSpec& grid, const GridSpec& expected,
                      const std::vector<Shape>& shapes);
