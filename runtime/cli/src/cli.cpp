@@ -13,6 +13,7 @@
 #include "nki/interrupt.h"
 #include "profile_command.h"
 #include "run_command.h"
+#include "unknown_option.h"
 
 namespace nki::cli {
 
@@ -62,6 +63,11 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
   if (!known(first) && first != "--help" && first != "-h") {
     err << fmt::format("nki: unknown {} \"{}\"; commands: {} (see nki --help)\n",
                        first.starts_with('-') ? "option" : "command", first, fmt::join(commands, ", "));
+    return kExitBadInput;
+  }
+  // Before parsing: CLI11 reports a misspelled option as a required one missing.
+  if (const std::optional<std::string> unknown = unknown_option(app, argc, argv)) {
+    err << *unknown << "\n";
     return kExitBadInput;
   }
   try {
