@@ -101,7 +101,8 @@ TEST_CASE("cli: tensor_add_nc2 with --dtype bf16 on [512,2048] writes the bf16-r
   const std::string out = dir.file("c.npy");
   const CliResult r = run_add(dir, "tensor_add_nc2", out, {"--dtype", "bf16"});
   check_ok(r);
-  CHECK(r.out == "");
+  CHECK(r.out == "nki run: tensor_add_nc2 ran grid spmd_dim(2,nc(2)),4 (16 instances on 2 cores) with the halide executor, "
+                 "not checked (--checked runs checked mode); wrote " + out + "\n");
   const std::vector<float> got = read_output(out, shape);
   CHECK(first_mismatch(got, in, nki::DType::bf16) == -1);
   // The ties went to even on the way in.

@@ -31,6 +31,7 @@ struct RunFlags {
   bool checked = false;
   bool dump_ir = false;
   bool autotune = false;
+  bool quiet = false;
 };
 
 namespace {
@@ -117,16 +118,24 @@ void claim_outputs_and_read_inputs(const RunFlags& s, RunFiles& files) {
  * The kernel and grid to launch: with --autotune the configuration `nki bench` recorded
  * (or the defaults, saying why on `err`), else the registered kernel; --grid when it fits.
  */
-BoundLaunch choose_launch(const RunFlags& s, const RegisteredKernel& k, const TunableKernel* tunable,
-                          const CheckedFlags& flags, const RunFiles& files, std::ostream& err) {
+/** What ran, for the summary line: the launch, and the tuned configuration when --autotune chose one. */
+struct ChosenLaunch {
+  BoundLaunch launch;
+  std::string tuning;  ///< "autotuned P=64,F=2048", "defaults P=128,F=512 (no autotuned configuration)", or empty
+};
+
+ChosenLaunch choose_launch(const RunFlags& s, const RegisteredKernel& k, const TunableKernel* tunable,
+                           const CheckedFlags& flags, const RunFiles& files, std::ostream& err) {
   std::vector<Shape> shapes;
   for (const NpyArray& x : files.arrays) shapes.push_back(x.shape);
   std::optional<BoundLaunch> tuned;
+  std::string tuning;
   if (tunable) {
     std::vector<TensorSpec> specs;
     for (const NpyArray& x : files.arrays) specs.push_back({x.shape, argument_dtype(x, flags.dtype)});
     autotune::TunedLaunch t = autotune::tuned_launch(*tunable, specs, s.target);
     if (!t.autotuned) err << fmt::format("nki run: {}: no autotuned configuration ({}); using {}\n", k.name, t.miss, t.config.str());
+    tuning = t.autotuned ? "autotuned " + t.config.str() : "defaults " + t.config.str() + " (no autotuned configuration)";
     tuned = t.launch;
   }
   const GridSpec expected = tuned ? tuned->grid() : k.default_grid(shapes);  // validates the shapes
@@ -135,7 +144,28 @@ BoundLaunch choose_launch(const RunFlags& s, const RegisteredKernel& k, const Tu
     grid = *flags.grid;
     check_grid_fits(k, grid, expected, shapes);
   }
-  return (tuned ? tuned->kernel() : k.kernel).launch(grid);
+  return {(tuned ? tuned->kernel() : k.kernel).launch(grid), tuning};
+}
+
+/**
+ * The line `nki run` prints on success: what ran, where, how it was checked, what it wrote, e.g.
+ * "nki run: tensor_add_nc2 ran grid spmd_dim(2,nc(2)),4 (16 instances on 2 cores) with the halide
+ * executor, not checked (--checked runs checked mode); wrote c.npy".
+ */
+std::string summary_line(const RegisteredKernel& k, const RunFlags& s, const ChosenLaunch& chosen, const LaunchResult& r) {
+  std::size_t busy = 0;
+  for (const CoreSchedule& c : r.cores) busy += c.instances.empty() ? 0 : 1;
+  const std::int64_t instances = r.grid.instances();
+  const std::string grid = r.grid.axes.empty() ? "no grid" : "grid " + r.grid.str();
+  const std::string how = s.checked ? "in checked mode: no read of an unwritten element, no conflicting writes, every "
+                                      "output element written"
+                                    : fmt::format("with the {} executor, not checked (--checked runs checked mode)", s.executor);
+  std::string line = fmt::format("nki run: {} ran {} ({} instance{} on {} core{}) {}", k.name, grid, instances,
+                                 instances == 1 ? "" : "s", busy, busy == 1 ? "" : "s", how);
+  if (!chosen.tuning.empty()) line += "; " + chosen.tuning;
+  line += "; wrote " + s.output;
+  if (s.schedule) line += " and " + *s.schedule;
+  return line + "\n";
 }
 
 /**
@@ -185,6 +215,7 @@ RunCommand::RunCommand(CLI::App& app, const KernelRegistry& registry) : s_(std::
   cmd->add_flag("--dump-ir", s.dump_ir, "Print the kernel's canonical IR");
   cmd->add_flag("--autotune", s.autotune,
                   "A tunable kernel runs the configuration `nki bench` recorded for these shapes, dtype and target");
+  cmd->add_flag("--quiet", s.quiet, "No summary line on success (what ran, where, how checked, what was written)");
 }
 
 RunCommand::~RunCommand() = default;
@@ -202,7 +233,7 @@ int RunCommand::run(std::ostream& out, std::ostream& err) const {
   const CheckedFlags flags = check_flags(s, k);  // the flags first (cheap), then the files
   RunFiles files;
   claim_outputs_and_read_inputs(s, files);
-  BoundLaunch launch = choose_launch(s, k, tunable, flags, files, err);
+  ChosenLaunch chosen = choose_launch(s, k, tunable, flags, files, err);
 
   sim::Device device(s.target, 2);
   std::vector<Tensor> args;
@@ -212,11 +243,12 @@ int RunCommand::run(std::ostream& out, std::ostream& err) const {
   SigintStopsLaunch::check();
   LaunchOptions options{flags.executor, &device, s.checked};
   options.span_ranks = true;  // the grid spreads over every rank's chip (one rank: this one)
-  const LaunchResult r = launch.with(options).run(args);
+  const LaunchResult r = chosen.launch.with(options).run(args);
   SigintStopsLaunch::check();
   if (!files.output) return 0;  // another rank writes
   if (s.dump_ir) out << r.ir_text;
   write_outputs(files, k.name, r);
+  if (!s.quiet) out << summary_line(k, s, chosen, r);
   return 0;
 }
 
