@@ -2,6 +2,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <sstream>
 #include <atomic>
 #include <iostream>
 #include <mutex>
@@ -13,6 +16,7 @@
 #include "nki/communicator.h"
 #include "nki/interrupt.h"
 #include "nki/ir/kernel_ir.h"
+#include "unwritten_marker.h"
 #include "nki/ir/passes.h"
 #include "nki/simulator/host_memory.h"
 #include "nki/kernel.h"
@@ -128,8 +132,17 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
 BoundLaunch::BoundLaunch(const Kernel& k, GridSpec grid)
     : kernel_(std::make_shared<const Kernel>(k)), grid_(std::move(grid)) {}
 
-LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
-  const Kernel& k = *kernel_;
+namespace {
+
+/**
+ * One launch. With `marked` set, every output an instance is to write starts as marker `pass`
+ * (unwritten_marker.h), and `marked` receives, per output, the elements still holding it.
+ */
+LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& args, int pass,
+                         std::vector<std::vector<std::int64_t>>* marked) {
+  const Kernel& k = self.kernel();
+  const GridSpec& grid_ = self.grid();
+  const LaunchOptions& options_ = self.options();
   refuse_nested_launch(k, grid_, args.size());
   const sim::Device& device =
       options_.device ? *options_.device : (args.empty() ? sim::Device::default_device() : args[0].device());
@@ -197,6 +210,15 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
   // (every rank's copy starts alike when spanning ranks).
   LaunchTensors tensors = bind_launch_tensors(ir, args, device, span);
   std::vector<std::optional<Tensor>>& storage = tensors.storage;
+  std::vector<bool> marker_filled(ir.outputs.size(), false);
+  if (marked != nullptr) {
+    for (std::size_t i = 0; i < ir.outputs.size(); ++i) {
+      const ir::TensorDecl& t = ir.tensors[static_cast<std::size_t>(ir.outputs[i])];
+      if (t.memory != ir::Memory::shared_hbm || t.fill || t.view_of >= 0) continue;  // an argument, a constant, a view
+      fill_marker(*storage[static_cast<std::size_t>(t.id)], pass);
+      marker_filled[i] = true;
+    }
+  }
   const std::vector<TensorBinding>& bindings = tensors.bindings;
 
   // Ranks spanning the world join outputs by what changed, so each output's starting bytes are kept.
@@ -255,8 +277,39 @@ LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
     const auto id = static_cast<std::size_t>(ir.outputs[i]);
     if (span) join_rank_outputs(world, ir.name, ir.tensors[id].name, *storage[id], initial[i]);
     result.outputs.push_back(*storage[id]);
+    if (marked != nullptr) marked->push_back(marker_filled[i] ? elements_holding_marker(*storage[id], pass) : std::vector<std::int64_t>{});
   }
   if (span) result.cores = std::move(all);
+  return result;
+}
+
+}  // namespace
+
+LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
+  if (!options_.find_unwritten || options_.checked) return launch_once(*this, args, 0, nullptr);
+  std::vector<std::vector<std::int64_t>> first, second;
+  LaunchResult result = launch_once(*this, args, 1, &first);
+  if (std::all_of(first.begin(), first.end(), [](const auto& m) { return m.empty(); })) return result;
+  // An element still holding marker 1 may have been written with that value: one that also holds
+  // marker 2 after a run starting from it was written by no one. The second run works on copies
+  // (the caller's arguments change once) and prints nothing.
+  std::vector<Tensor> copies;
+  for (const Tensor& a : args) {
+    Tensor& c = copies.emplace_back(a.shape(), a.dtype(), a.device());
+    std::memcpy(c.data(), a.data(), static_cast<std::size_t>(a.bytes()));
+  }
+  std::ostringstream no_prints;
+  LaunchOptions quiet = options_;
+  quiet.device_print = &no_prints;
+  BoundLaunch again = *this;
+  launch_once(again.with(quiet), copies, 2, &second);
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    std::vector<std::int64_t> never;
+    std::set_intersection(first[i].begin(), first[i].end(), second[i].begin(), second[i].end(), std::back_inserter(never));
+    if (never.empty()) continue;
+    zero_elements(result.outputs[i], never);
+    result.unwritten.push_back({i, static_cast<std::int64_t>(never.size()), never.front()});
+  }
   return result;
 }
 

@@ -48,6 +48,18 @@ struct LaunchOptions {
   bool span_ranks = false;
   /// Where nl.device_print lines go, in instance order, once every core has run (nullptr: std::cout).
   std::ostream* device_print = nullptr;
+  /// Find the output elements no instance wrote, without checked mode: the outputs start as a
+  /// marker pattern, and elements still holding it are confirmed by a second run (on copies of
+  /// the arguments) that starts them as another; LaunchResult::unwritten counts them and they
+  /// are zeroed. Off: an unwritten element holds whatever its HBM block held before.
+  bool find_unwritten = false;
+};
+
+/** Output elements a launch with LaunchOptions::find_unwritten found no instance wrote. */
+struct UnwrittenElements {
+  std::size_t output = 0;  ///< which output, in the kernel's return order
+  std::int64_t count = 0;
+  std::int64_t first = 0;  ///< the first one's flat (row-major) index
 };
 
 /** Everything a launch did: outputs, placement and what it compiled. */
@@ -60,6 +72,7 @@ struct LaunchResult {
   std::vector<std::string> artifact_keys;  ///< distinct cache keys the cores used
   std::string ir_text;              ///< canonical IR of the traced kernel
   std::string ir_hash;
+  std::vector<UnwrittenElements> unwritten;  ///< with find_unwritten: outputs with unwritten elements
 };
 
 struct TracedKernel;  // nki/traced_kernel.h
