@@ -57,3 +57,34 @@ TEST_CASE("cli: nki run --autotune names the configuration it ran in the summary
                  "not checked (--checked runs checked mode); defaults P=128 F=512 (no autotuned configuration); wrote " +
                      dir.file("c.npy") + "\n");
 }
+
+TEST_CASE("cli: nki run warns when no instance wrote some elements of the output, and writes them as 0") {
+  // A kernel of one's own that writes only the first 64 of 128 rows.
+  nki::KernelRegistry registry;
+  const nki::Kernel half = nki::jit(
+      "half_rows",
+      [](nki::language::tensor a) {
+        namespace nl = nki::language;
+        auto c = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm, "c");
+        auto ix = nl::arange(64)[nl::_, nl::newaxis];
+        auto iy = nl::arange(64)[nl::newaxis, nl::_];
+        nl::store(c[ix, iy], nl::load(a[ix, iy]));
+        return c;
+      },
+      {"a"});
+  registry.add({"half_rows", "writes rows 0..63 of 128", half, [](const std::vector<nki::Shape>&) { return nki::GridSpec{}; }});
+  TempDir dir;
+  write_iota_npy(dir.file("a.npy"), {128, 64});
+  const std::string c = dir.file("c.npy");
+  const std::vector<std::string> args{"nki", "run", "half_rows", "--input", dir.file("a.npy"), "--output", c, "--quiet"};
+  std::vector<const char*> argv;
+  for (const std::string& s : args) argv.push_back(s.c_str());
+  std::ostringstream out, err;
+  CHECK(nki::cli::run(static_cast<int>(argv.size()), argv.data(), registry, out, err) == 0);
+  CHECK(err.str() == "nki run: half_rows: warning: no instance wrote 4096 of 8192 elements of the output (the first "
+                     "[64,0]); they are written as 0 to " + c + ". --checked names the first read or write that went wrong\n");
+  const nki::NpyArray got = nki::read_npy(c);
+  CHECK(got.data[64 * 64 - 1] == static_cast<float>((64 * 64 - 1) % 1000));
+  CHECK(got.data[64 * 64] == 0.0f);
+  CHECK(got.data[128 * 64 - 1] == 0.0f);
+}

@@ -49,6 +49,16 @@ struct RunFiles {
   std::vector<NpyArray> arrays;
 };
 
+/** A row-major flat index as the index of each dimension of `shape`. */
+std::vector<std::int64_t> unflatten(std::int64_t flat, const Shape& shape) {
+  std::vector<std::int64_t> idx(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    idx[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return idx;
+}
+
 std::string schedule_json(const std::string& kernel, const LaunchResult& r) {
   nlohmann::ordered_json j;
   j["kernel"] = kernel;
@@ -243,11 +253,19 @@ int RunCommand::run(std::ostream& out, std::ostream& err) const {
   SigintStopsLaunch::check();
   LaunchOptions options{flags.executor, &device, s.checked};
   options.span_ranks = true;  // the grid spreads over every rank's chip (one rank: this one)
+  options.find_unwritten = !s.checked;  // checked mode refuses an unwritten output itself
   const LaunchResult r = chosen.launch.with(options).run(args);
   SigintStopsLaunch::check();
   if (!files.output) return 0;  // another rank writes
   if (s.dump_ir) out << r.ir_text;
   write_outputs(files, k.name, r);
+  for (const UnwrittenElements& u : r.unwritten) {
+    if (u.output != 0) continue;  // only the first output is written
+    const Tensor& t = r.outputs.front();
+    err << fmt::format("nki run: {}: warning: no instance wrote {} of {} elements of the output (the first [{}]); they are "
+                       "written as 0 to {}. --checked names the first read or write that went wrong\n",
+                       k.name, u.count, t.elements(), fmt::join(unflatten(u.first, t.shape()), ","), s.output);
+  }
   if (!s.quiet) out << summary_line(k, s, chosen, r);
   return 0;
 }
