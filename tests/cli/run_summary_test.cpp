@@ -1,5 +1,6 @@
 /** \file `nki run` says what it did: one summary line on success (kernel, grid, cores, executor, checks, files); --quiet silences it. */
 #include "cli/cli_fixture.h"
+#include "half_written_kernel.h"
 
 using namespace clitest;
 
@@ -61,18 +62,7 @@ TEST_CASE("cli: nki run --autotune names the configuration it ran in the summary
 TEST_CASE("cli: nki run warns when no instance wrote some elements of the output, and writes them as 0") {
   // A kernel of one's own that writes only the first 64 of 128 rows.
   nki::KernelRegistry registry;
-  const nki::Kernel half = nki::jit(
-      "half_rows",
-      [](nki::language::tensor a) {
-        namespace nl = nki::language;
-        auto c = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm, "c");
-        auto ix = nl::arange(64)[nl::_, nl::newaxis];
-        auto iy = nl::arange(64)[nl::newaxis, nl::_];
-        nl::store(c[ix, iy], nl::load(a[ix, iy]));
-        return c;
-      },
-      {"a"});
-  registry.add({"half_rows", "writes rows 0..63 of 128", half, [](const std::vector<nki::Shape>&) { return nki::GridSpec{}; }});
+  registry.add({"half_rows", "writes rows 0..63 of 128", test::half_written_kernel(), [](const std::vector<nki::Shape>&) { return nki::GridSpec{}; }});
   TempDir dir;
   write_iota_npy(dir.file("a.npy"), {128, 64});
   const std::string c = dir.file("c.npy");

@@ -2,26 +2,12 @@
 #include <cstring>
 
 #include "nki/nki.h"
+#include "half_written_kernel.h"
 #include "test_support.h"
 
 namespace nl = nki::language;
 
 namespace {
-
-/** Copies rows 0..63 of a [128, 64] input and leaves rows 64..127 of its output unwritten. */
-const nki::Kernel& half_written() {
-  static const nki::Kernel k = nki::jit(
-      "half_written",
-      [](nl::tensor a) {
-        auto c = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm, "c");
-        auto ix = nl::arange(64)[nl::_, nl::newaxis];
-        auto iy = nl::arange(64)[nl::newaxis, nl::_];
-        nl::store(c[ix, iy], nl::load(a[ix, iy]));
-        return c;
-      },
-      {"a"});
-  return k;
-}
 
 std::uint32_t bits(float f) {
   std::uint32_t u = 0;
@@ -43,7 +29,7 @@ TEST_CASE("find_unwritten: both executors count the elements no instance wrote, 
     nki::LaunchOptions o;
     o.executor = e;
     o.find_unwritten = true;
-    const nki::LaunchResult r = half_written().launch({}).with(o).run({a});
+    const nki::LaunchResult r = test::half_written_kernel().launch({}).with(o).run({a});
     REQUIRE(r.unwritten.size() == 1);
     CHECK(r.unwritten[0].output == 0);
     CHECK(r.unwritten[0].count == 64 * 64);
@@ -64,6 +50,6 @@ TEST_CASE("find_unwritten: a kernel that writes every element reports nothing, a
   o.find_unwritten = true;
   const nki::LaunchResult r = nki::kernels::tensor_add().launch(nki::parse_grid("1,1")).with(o).run({x, x});
   CHECK(r.unwritten.empty());
-  const nki::LaunchResult plain = half_written().launch({}).run({nki::Tensor::from_floats({128, 64}, nl::float32, std::vector<float>(128 * 64, 1.0f))});
+  const nki::LaunchResult plain = test::half_written_kernel().launch({}).run({nki::Tensor::from_floats({128, 64}, nl::float32, std::vector<float>(128 * 64, 1.0f))});
   CHECK(plain.unwritten.empty());  // not asked for: not looked for
 }
