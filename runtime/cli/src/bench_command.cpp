@@ -29,7 +29,9 @@ struct BenchFlags {
   std::string target = "trn2";
   std::string metric = "simulated";
   int iters = 3;
-  std::optional<std::string> csv, json, plot;
+  std::optional<std::string> csv, json_file, plot;
+  bool json = false;       ///< the JSON on stdout instead of the table
+  bool no_record = false;  ///< leave the autotune record as it is
 };
 
 namespace {
@@ -67,11 +69,11 @@ const TunableKernel& find_tunable_kernel(const KernelRegistry& registry, const s
                   fmt::format("unknown kernel \"{}\"; tunable kernels: {}", name, fmt::join(registry.tunable_names(), ", ")));
 }
 
-/** --csv, --json and --plot: none empty, no two naming the same file. */
+/** --csv, --json-file and --plot: none empty, no two naming the same file. */
 void check_output_paths(const BenchFlags& s) {
   std::vector<std::pair<std::string, std::string>> files;  // flag, path
   if (s.csv) files.emplace_back("--csv", *s.csv);
-  if (s.json) files.emplace_back("--json", *s.json);
+  if (s.json_file) files.emplace_back("--json-file", *s.json_file);
   if (s.plot) files.emplace_back("--plot", *s.plot);
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (files[i].second.empty()) throw UserError("err_output_not_writable", "", {}, files[i].first + " is an empty path");
@@ -114,7 +116,7 @@ CheckedFlags check_flags(const BenchFlags& s, const TunableKernel& k) {
 /** Claims the output files before any work: an unwritable path fails now, and nothing partial is left whatever fails later. */
 void claim_outputs(const BenchFlags& s, BenchOutputs& outputs) {
   if (s.csv) outputs.csv.emplace(*s.csv);
-  if (s.json) outputs.json.emplace(*s.json);
+  if (s.json_file) outputs.json.emplace(*s.json_file);
   if (s.plot) outputs.plot.emplace(*s.plot);
 }
 
@@ -178,7 +180,7 @@ void write_outputs(BenchOutputs& outputs, const BenchFlags& s, const TunableKern
   if (outputs.csv) outputs.csv->write(sweep_csv(k, rows));
   if (outputs.json) outputs.json->write(sweep_json(k.name, args, s.target, flags.metric, s.iters, rows));
   if (outputs.plot) outputs.plot->write(render_sweep_png(sweep_title(k, args, s.target), x_parameter(k, flags.axes), rows));
-  record_best(k, args, s.target, flags.metric, rows);
+  if (!s.no_record) record_best(k, args, s.target, flags.metric, rows);
   if (outputs.csv) outputs.csv->commit();
   if (outputs.json) outputs.json->commit();
   if (outputs.plot) outputs.plot->commit();
@@ -210,7 +212,9 @@ BenchCommand::BenchCommand(CLI::App& app, const KernelRegistry& registry) : s_(s
   cmd->add_option("--iters", s.iters, "Timed host launches per configuration (median; 0: simulated only)")
       ->default_str("3");
   cmd->add_option("--csv", s.csv, "Write the table as CSV");
-  cmd->add_option("--json", s.json, "Write the table as JSON");
+  cmd->add_flag("--json", s.json, "Print the table as JSON on stdout (the autotune line goes to stderr)");
+  cmd->add_option("--json-file", s.json_file, "Write the table as JSON to this file");
+  cmd->add_flag("--no-record", s.no_record, "Leave the autotune record as it is (a sweep otherwise records its best)");
   cmd->add_option("--plot", s.plot, "Render latency and GB/s against tile size as a PNG (gnuplot)");
 }
 
@@ -228,9 +232,18 @@ int BenchCommand::run(std::ostream& out, std::ostream& err) const {
   read_arguments(s, flags.dtype, args);
   const std::vector<SweepRow> rows = sweep_with_progress(s, k, flags, args, err);
   write_outputs(outputs, s, k, flags, args.specs, rows);
+  const std::string record =
+      s.no_record ? fmt::format("autotune: {} is the best for {} on {}; not recorded (--no-record)\n",
+                                rows.front().config.str(), shapes_text(args.specs), s.target)
+                  : fmt::format("autotune: {} recorded for {} on {} (nki run {} --autotune)\n", rows.front().config.str(),
+                                shapes_text(args.specs), s.target, k.name);
+  if (s.json) {
+    out << sweep_json(k.name, args.specs, s.target, flags.metric, s.iters, rows);
+    err << record;
+    return 0;
+  }
   out << sweep_table(k, sweep_title(k, args.specs, s.target), flags.metric, rows);
-  out << fmt::format("autotune: {} recorded for {} on {} (nki run {} --autotune)\n", rows.front().config.str(),
-                     shapes_text(args.specs), s.target, k.name);
+  out << record;
   return 0;
 }
 

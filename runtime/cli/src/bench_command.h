@@ -14,7 +14,8 @@ namespace nki::cli {
 
 /**
  * `nki bench KERNEL --sweep "P=32,64,128;F=64..8192" (--shape S ... [--dtype D] | --input F.npy ...)
- * [--target T] [--metric simulated|host] [--iters N] [--csv FILE] [--json FILE] [--plot FILE.png]`:
+ * [--target T] [--metric simulated|host] [--iters N] [--csv FILE] [--json] [--json-file FILE] [--plot FILE.png]
+ * [--no-record]`:
  * every configuration of the sweep is checked against the hardware (a forbidden one is listed
  * with the reason), estimated by the cost model and timed here; a table sorted by the metric,
  * the best marked, goes to stdout and the best configuration is recorded for autotuned launches.
