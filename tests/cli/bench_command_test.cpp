@@ -90,7 +90,7 @@ TEST_CASE("nki bench - host metric, CSV, JSON and the PNG plot, then nki run --a
   TempDir dir;
   const std::string csv = dir.file("sweep.csv"), json = dir.file("sweep.json"), png = dir.file("sweep.png");
   const CliResult r = run_cli(bench_args("P=32,64;F=256,512", {"--metric", "host", "--iters", "2", "--csv", csv,
-                                                                     "--json", json, "--plot", png}));
+                                                                     "--json-file", json, "--plot", png}));
   REQUIRE(r.status == 0);
   CHECK(lines(r.out)[0].ends_with(": 4 configurations, 0 forbidden; sorted by host latency"));
 
@@ -222,8 +222,8 @@ TEST_CASE("nki bench - bad input: one line, exit 2, nothing printed, no output f
           "nki bench: tensor_add_tiled: err_argument_count: takes 2 arguments (--input or --shape), 1 given");
   refused(bench_args("P=32", {"--target", "trn9"}),
           "nki bench: err_unknown_target: unknown target \"trn9\"; expected one of trn1, inf2, trn2, trn3");
-  refused(bench_args("P=32", {"--json", csv}),
-          "nki bench: err_output_not_writable: --csv and --json name the same file \"" + csv + "\"");
+  refused(bench_args("P=32", {"--json-file", csv}),
+          "nki bench: err_output_not_writable: --csv and --json-file name the same file \"" + csv + "\"");
   refused(bench_args("P=256,512", {}),
           "nki bench: tensor_add_tiled: err_no_legal_configuration: every configuration of --sweep \"P=256,512\" is "
           "forbidden on trn2 (first: P=256 F=512: err_num_partition_exceed_arch_limit: P=256 rows exceed the 128 "
@@ -263,4 +263,25 @@ TEST_CASE("nki bench - on a terminal, progress is one bar redrawn in place on st
                           "\r\x1b[2K[##############################] 2/2\r\n";
   CHECK_MESSAGE(text.find(bar) != std::string::npos, text);
   CHECK(text.find("nki bench: 1/2") == std::string::npos);  // no plain lines
+}
+
+TEST_CASE("nki bench --json prints the JSON on stdout, as profile and cache do; --no-record leaves the record") {
+  const test::FreshCache cache;
+  TempDir dir;
+  const CliResult recorded = run_cli(bench_args("P=64", {"--iters", "0"}));
+  REQUIRE(recorded.status == 0);
+  const CliResult r = run_cli(bench_args("P=32,64;F=256", {"--iters", "0", "--json", "--no-record"}));
+  REQUIRE(r.status == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);  // stdout is the JSON alone
+  CHECK(j["kernel"] == "tensor_add_tiled");
+  REQUIRE(j["configs"].size() == 2);
+  const std::string best = "P=" + std::to_string(j["best"]["P"].get<int>()) + " F=256";
+  const std::vector<std::string> err = lines(r.err);
+  REQUIRE(!err.empty());
+  CHECK(err.back() == "autotune: " + best + " is the best for [256,1024] [256,1024] on trn2; not recorded (--no-record)");
+  // The record is still the first sweep's.
+  const nki::autotune::Lookup l = nki::autotune::lookup(*library_registry().find_tunable("tensor_add_tiled"),
+                                                        small_args(), "trn2");
+  REQUIRE(l.record);
+  CHECK(l.record->config.str() == "P=64 F=512");
 }
