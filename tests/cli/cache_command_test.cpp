@@ -82,3 +82,26 @@ TEST_CASE("nki compile refuses bad input with one line and exit 2") {
   CHECK(dtype.err.starts_with("nki compile: err_unknown_dtype: unknown --dtype \"f64\"; expected one of fp32, bf16"));
   CHECK(nki::cache::stats().entries == 0);
 }
+
+TEST_CASE("nki cache list shows the autotuning records, in text and in --json") {
+  test::FreshCache cache;
+  const nki::TunableKernel k = nki::kernels::tensor_add_tiled_tunable();
+  const std::vector<nki::TensorSpec> args{{{512, 2048}, nki::DType::bf16}, {{512, 2048}, nki::DType::bf16}};
+  nki::TuningConfig c = k.defaults();
+  c.values[0].second = 64;
+  nki::autotune::store(k, args, "trn1", {c, "simulated", 12.5});
+  const clitest::CliResult text = run_cli({"cache", "list"});
+  CHECK(text.status == 0);
+  CHECK(text.out == "autotune  tensor_add_tiled [512,2048] [512,2048] bf16 on trn1: P=64 F=512 (simulated 12.500 us)\n");
+  const nlohmann::json j = nlohmann::json::parse(run_cli({"cache", "list", "--json"}).out);
+  CHECK(j.at("entries").empty());
+  REQUIRE(j.at("autotune").size() == 1);
+  const nlohmann::json& r = j.at("autotune")[0];
+  CHECK(r.at("kernel") == "tensor_add_tiled");
+  CHECK(r.at("args") == "[512,2048] [512,2048] bf16");
+  CHECK(r.at("target") == "trn1");
+  CHECK(r.at("config").at("P") == 64);
+  CHECK(r.at("config").at("F") == 512);
+  CHECK(r.at("metric") == "simulated");
+  CHECK(r.at("value") == 12.5);
+}

@@ -40,14 +40,26 @@ int CacheCommand::run(std::ostream& out) const {
   const std::string dir = cache::directory().string();
   if (s_->list->parsed()) {
     const std::vector<cache::EntryInfo> entries = cache::list();
+    const std::vector<autotune::StoredRecord> records = autotune::list();
     if (s_->json) {
       nlohmann::ordered_json j = nlohmann::ordered_json::array();
       for (const auto& e : entries)
         j.push_back({{"key", e.key}, {"kernel", e.kernel}, {"mode", e.mode}, {"bytes", e.bytes}});
-      out << nlohmann::ordered_json{{"directory", dir}, {"entries", j}}.dump() << "\n";
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      for (const auto& r : records) {
+        nlohmann::ordered_json config;
+        for (const auto& [name, v] : r.best.config.values) config[name] = v;
+        a.push_back({{"kernel", r.kernel}, {"args", r.args}, {"target", r.target}, {"config", config},
+                     {"metric", r.best.metric}, {"value", r.best.value}});
+      }
+      out << nlohmann::ordered_json{{"directory", dir}, {"entries", j}, {"autotune", a}}.dump() << "\n";
       return 0;
     }
     for (const auto& e : entries) out << fmt::format("{}  {:<24} {:<5} {:>10} bytes\n", e.key, e.kernel, e.mode, e.bytes);
+    // The records `nki bench` left for `--autotune`: what each was tuned for and what won.
+    for (const auto& r : records)
+      out << fmt::format("autotune  {} {} on {}: {} ({} {:.3f} us)\n", r.kernel, r.args, r.target, r.best.config.str(),
+                         r.best.metric, r.best.value);
     return 0;
   }
   if (s_->stats->parsed()) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 #include <random>
 #include <sstream>
 
@@ -139,6 +140,38 @@ TunedLaunch tuned_launch(const TunableKernel& k, const std::vector<TensorSpec>& 
     }
   }
   return {k.make(config).launch(k.grid(config, shapes)), config, autotuned, miss};
+}
+
+std::vector<StoredRecord> list() {
+  std::vector<StoredRecord> out;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(records_directory(), ec)) {
+    if (e.path().extension() != ".json" || e.path().filename().string().starts_with(".")) continue;
+    try {
+      std::ifstream f(e.path(), std::ios::binary);
+      const nlohmann::ordered_json j = nlohmann::ordered_json::parse(f);  // the parameters in the kernel's order
+      StoredRecord r;
+      r.kernel = j.at("key").at("kernel").get<std::string>();
+      r.target = j.at("key").at("target").get<std::string>();
+      std::vector<std::string> shapes;
+      std::string dtype;
+      for (const auto& a : j.at("key").at("args")) {
+        shapes.push_back(shape_str(a.at("shape").get<Shape>()));
+        dtype = a.at("dtype").get<std::string>();
+      }
+      r.args = fmt::format("{} {}", fmt::join(shapes, " "), dtype);
+      for (const auto& [name, v] : j.at("config").items()) r.best.config.values.emplace_back(name, v.get<std::int64_t>());
+      r.best.metric = j.at("metric").get<std::string>();
+      r.best.value = j.at("value").get<double>();
+      out.push_back(std::move(r));
+    } catch (const std::exception&) {
+      // A damaged record is never used (lookup reports it); the list shows what can be.
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const StoredRecord& a, const StoredRecord& b) {
+    return std::tie(a.kernel, a.args, a.target) < std::tie(b.kernel, b.args, b.target);
+  });
+  return out;
 }
 
 std::int64_t clear() {

@@ -49,6 +49,17 @@ Lookup lookup(const TunableKernel& k, const std::vector<TensorSpec>& args, const
 std::filesystem::path record_path(const std::string& kernel, const std::vector<TensorSpec>& args,
                                   const std::string& target);
 
+/** A record as `nki cache list` shows it: what it was tuned for, and what won. */
+struct StoredRecord {
+  std::string kernel;
+  std::string args;    ///< "[256,1024] [256,1024] bf16"
+  std::string target;
+  Record best;
+};
+
+/** Every readable record of the cache directory, sorted by kernel, then arguments and target; damaged ones are left out. */
+std::vector<StoredRecord> list();
+
 /** Removes every autotuning record of the cache directory; returns how many there were. */
 std::int64_t clear();
 
