@@ -4,12 +4,32 @@
  */
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 
 #include "cli/cli_fixture.h"
 
 using namespace clitest;
+
+namespace {
+
+const std::vector<std::string> kTiledArgs{"--shape", "256x1024", "--shape", "256x1024", "--dtype", "bf16"};
+
+/** `nki profile tensor_add_tiled` on two bf16 [256,1024] arguments, with `more` flags. */
+std::vector<std::string> profile_tiled(std::vector<std::string> more) {
+  std::vector<std::string> a{"profile", "tensor_add_tiled"};
+  a.insert(a.end(), kTiledArgs.begin(), kTiledArgs.end());
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+std::string second_line(const std::string& text) {
+  const std::size_t a = text.find('\n') + 1;
+  return text.substr(a, text.find('\n', a) - a);
+}
+
+}  // namespace
 
 TEST_CASE("nki profile - the text report of the multi-core tensor add") {
   const CliResult r = run_cli({"profile", "tensor_add_nc2", "--shape", "512x2048", "--shape", "512x2048", "--dtype", "bf16"});
@@ -77,6 +97,35 @@ TEST_CASE("nki profile - bad input: one line, exit 2, nothing printed, no trace 
           "[128,512]");
   refused({"profile", "tensor_add", "--shape", "256x1024", "--shape", "256x1024", "--dtype", "fp64"},
           "nki profile: err_unknown_dtype: unknown --dtype \"fp64\"; expected one of fp32, bf16, fp16, fp8_e4m3, fp8_e5m2, tf32, fp8_e4m3fn, fp8_e8m0fnu");
+  // --config and --autotune of a tunable kernel.
+  const std::string tunable = "tunable kernels: mamba_v3, matmul_fully_optimized, tensor_add_tiled";
+  refused({"profile", "tensor_add", "--shape", "256x1024", "--shape", "256x1024", "--config", "P=64,F=256"},
+          "nki profile: tensor_add: err_not_tunable: --config \"P=64,F=256\": has no tile parameters; " + tunable);
+  refused({"profile", "tensor_add", "--shape", "256x1024", "--shape", "256x1024", "--autotune"},
+          "nki profile: tensor_add: err_not_tunable: --autotune: has no tile parameters to tune; " + tunable);
+  refused(profile_tiled({"--autotune", "--config", "P=64,F=256"}),
+          "nki profile: tensor_add_tiled: err_conflicting_flags: give --autotune or --config \"P=64,F=256\", not both");
+  refused(profile_tiled({"--config", "P=64,F=256", "--grid", "spmd_dim(1,nc(2))"}),
+          "nki profile: tensor_add_tiled: err_grid_does_not_fit: grid \"spmd_dim(1,nc(2))\" has logical shape [2], but "
+          "inputs [256,1024] [256,1024] need logical shape [4] (e.g. \"spmd_dim(2,nc(2))\")");
+  // Each refused --config: the value, then the line's words before and after `--config "VALUE": `.
+  const std::string kernel = "tensor_add_tiled: ";
+  const std::vector<std::array<std::string, 3>> configs{
+      {"P=64,Q=2", kernel + "err_invalid_config", "Q is not a parameter of tensor_add_tiled; its parameters: P, F"},
+      {"P=64", kernel + "err_invalid_config", "no value for F; expected a value for each of P, F"},
+      {"P=48,F=256", kernel + "err_invalid_config",
+       "P=48 is not a value of tensor_add_tiled's P; its values: 1, 2, 4, 8, 16, 32, 64, 128, 256, 512"},
+      {"P=64;F=256", "err_invalid_config",
+       "parameters are joined by ',' here (';' joins them in --sweep); expected NAME=VALUE[,NAME=VALUE...], e.g. "
+       "\"P=64,F=2048\""},
+      {"P=256,F=512", kernel + "err_config_forbidden",
+       "forbidden on trn2: err_num_partition_exceed_arch_limit: P=256 rows exceed the 128 partitions of trn2's SBUF"},
+      {"P=64,F=4096", kernel + "err_config_forbidden",
+       "forbidden on trn2: tensor_add_tiled: err_input_shape_not_tiled: input shape [256,1024] is not a 2-D multiple "
+       "of [128,4096] (P=64 rows on each of 2 cores, F=4096)"}};
+  for (const auto& [config, before, after] : configs) {
+    refused(profile_tiled({"--config", config}), fmt::format("nki profile: {}: --config \"{}\": {}", before, config, after));
+  }
 }
 
 TEST_CASE("nki run - --checked reports an unwritten output read, --target picks the chip") {
@@ -95,24 +144,6 @@ TEST_CASE("nki run - --checked reports an unwritten output read, --target picks 
                 "nki run: err_unknown_target: unknown target \"trn5\"; expected one of trn1, inf2, trn2, trn3", dir, out);
 }
 
-namespace {
-
-const std::vector<std::string> kTiledArgs{"--shape", "256x1024", "--shape", "256x1024", "--dtype", "bf16"};
-
-/** `nki profile tensor_add_tiled` on two bf16 [256,1024] arguments, with `more` flags. */
-std::vector<std::string> profile_tiled(std::vector<std::string> more) {
-  std::vector<std::string> a{"profile", "tensor_add_tiled"};
-  a.insert(a.end(), kTiledArgs.begin(), kTiledArgs.end());
-  a.insert(a.end(), more.begin(), more.end());
-  return a;
-}
-
-std::string second_line(const std::string& text) {
-  const std::size_t a = text.find('\n') + 1;
-  return text.substr(a, text.find('\n', a) - a);
-}
-
-}  // namespace
 
 TEST_CASE("nki profile --config - profiles that configuration, and the report names it") {
   const CliResult j = run_cli(profile_tiled({"--config", "P=64,F=256", "--json"}));
@@ -170,43 +201,4 @@ TEST_CASE("nki profile --autotune - without a record it says so on stderr, as nk
         "nki profile: tensor_add_tiled: no autotuned configuration (no record); using P=128 F=512\n");
   CHECK(read_bytes(dir.file("out")).starts_with("kernel tensor_add_tiled on trn2, grid spmd_dim(1,nc(2))\n"
                                                 "configuration P=128 F=512 (defaults: none autotuned)\n"));
-}
-
-TEST_CASE("nki profile --config and --autotune - bad input: one line, exit 2, nothing printed, no trace file") {
-  TempDir dir;
-  const std::string trace = dir.file("t.json");
-  auto refused = [&](std::vector<std::string> args, const std::string& line) {
-    args.push_back("--trace");
-    args.push_back(trace);
-    check_refused(run_cli(args), line, dir, trace);
-  };
-  const std::string tunable = "tunable kernels: mamba_v3, matmul_fully_optimized, tensor_add_tiled";
-  refused({"profile", "tensor_add", "--shape", "256x1024", "--shape", "256x1024", "--config", "P=64,F=256"},
-          "nki profile: tensor_add: err_not_tunable: --config \"P=64,F=256\": has no tile parameters; " + tunable);
-  refused({"profile", "tensor_add", "--shape", "256x1024", "--shape", "256x1024", "--autotune"},
-          "nki profile: tensor_add: err_not_tunable: --autotune: has no tile parameters to tune; " + tunable);
-  refused(profile_tiled({"--autotune", "--config", "P=64,F=256"}),
-          "nki profile: tensor_add_tiled: err_conflicting_flags: give --autotune or --config \"P=64,F=256\", not both");
-  refused(profile_tiled({"--config", "P=64,Q=2"}),
-          "nki profile: tensor_add_tiled: err_invalid_config: --config \"P=64,Q=2\": Q is not a parameter of "
-          "tensor_add_tiled; its parameters: P, F");
-  refused(profile_tiled({"--config", "P=64"}),
-          "nki profile: tensor_add_tiled: err_invalid_config: --config \"P=64\": no value for F; expected a value for "
-          "each of P, F");
-  refused(profile_tiled({"--config", "P=48,F=256"}),
-          "nki profile: tensor_add_tiled: err_invalid_config: --config \"P=48,F=256\": P=48 is not a value of "
-          "tensor_add_tiled's P; its values: 1, 2, 4, 8, 16, 32, 64, 128, 256, 512");
-  refused(profile_tiled({"--config", "P=64;F=256"}),
-          "nki profile: err_invalid_config: --config \"P=64;F=256\": parameters are joined by ',' here (';' joins them "
-          "in --sweep); expected NAME=VALUE[,NAME=VALUE...], e.g. \"P=64,F=2048\"");
-  refused(profile_tiled({"--config", "P=256,F=512"}),
-          "nki profile: tensor_add_tiled: err_config_forbidden: --config \"P=256,F=512\": forbidden on trn2: "
-          "err_num_partition_exceed_arch_limit: P=256 rows exceed the 128 partitions of trn2's SBUF");
-  refused(profile_tiled({"--config", "P=64,F=4096"}),
-          "nki profile: tensor_add_tiled: err_config_forbidden: --config \"P=64,F=4096\": forbidden on trn2: "
-          "tensor_add_tiled: err_input_shape_not_tiled: input shape [256,1024] is not a 2-D multiple of [128,4096] "
-          "(P=64 rows on each of 2 cores, F=4096)");
-  refused(profile_tiled({"--config", "P=64,F=256", "--grid", "spmd_dim(1,nc(2))"}),
-          "nki profile: tensor_add_tiled: err_grid_does_not_fit: grid \"spmd_dim(1,nc(2))\" has logical shape [2], but "
-          "inputs [256,1024] [256,1024] need logical shape [4] (e.g. \"spmd_dim(2,nc(2))\")");
 }

@@ -9,14 +9,22 @@ using nki::cli::SweepAxis;
 
 namespace {
 
-std::string refusal(const std::string& spec) {
+/** The message `parse` refuses `text` with, checking the error's name. */
+template <class Parse>
+std::string refused_by(Parse parse, const std::string& text, const std::string& error) {
   try {
-    (void)parse_sweep(spec);
+    (void)parse(text);
   } catch (const nki::UserError& e) {
-    CHECK(e.name() == "err_invalid_sweep");
+    CHECK(e.name() == error);
     return e.what();
   }
   return "(parsed)";
+}
+
+std::string refusal(const std::string& spec) { return refused_by(parse_sweep, spec, "err_invalid_sweep"); }
+
+std::string config_refusal(const std::string& text) {
+  return refused_by(nki::cli::parse_config, text, "err_invalid_config");
 }
 
 }  // namespace
@@ -58,20 +66,6 @@ TEST_CASE("sweep spec - every malformed spec is one line naming the part and wha
         "err_invalid_sweep: --sweep \"F=1..4611686018427387905\": range 1..4611686018427387905 of F: "
         "4611686018427387905 is not 1 times a power of 2 (LO..HI doubles from LO to HI)");
 }
-
-namespace {
-
-std::string config_refusal(const std::string& text) {
-  try {
-    (void)nki::cli::parse_config(text);
-  } catch (const nki::UserError& e) {
-    CHECK(e.name() == "err_invalid_config");
-    return e.what();
-  }
-  return "(parsed)";
-}
-
-}  // namespace
 
 TEST_CASE("config spec - one value per parameter, in the order written") {
   using Values = std::vector<std::pair<std::string, std::int64_t>>;

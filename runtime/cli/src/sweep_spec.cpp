@@ -67,6 +67,17 @@ void append_range(const Flag& spec, std::string_view name, std::string_view item
   }
 }
 
+/** The parts of `s` between `sep`s, trimmed; "a;;b" has an empty middle part. */
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  for (std::size_t at = s.find(sep); at != std::string_view::npos; at = s.find(sep)) {
+    parts.push_back(trim(s.substr(0, at)));
+    s.remove_prefix(at + 1);
+  }
+  parts.push_back(trim(s));
+  return parts;
+}
+
 /** NAME=... with NAME checked: the name and what follows '='. */
 std::pair<std::string_view, std::string_view> name_and_values(const Flag& flag, std::string_view part,
                                                               std::string_view expected) {
@@ -85,20 +96,14 @@ std::vector<SweepAxis> parse_sweep(std::string_view spec) {
   const Flag text{"--sweep", "err_invalid_sweep", spec};
   if (trim(spec).empty()) fail(text, fmt::format("empty; {}", kExpected));
   std::vector<SweepAxis> axes;
-  std::string_view rest = spec;
-  while (true) {
-    const std::size_t semi = rest.find(';');
-    const std::string_view part = trim(rest.substr(0, semi));
+  for (const std::string_view part : split(spec, ';')) {
     if (part.empty()) fail(text, fmt::format("an empty parameter between ';'; {}", kExpected));
     const auto [name, given] = name_and_values(text, part, kExpected);
     for (const SweepAxis& a : axes)
       if (a.name == name) fail(text, fmt::format("parameter {} is given twice", name));
     SweepAxis axis{std::string(name), {}};
-    std::string_view values = given;
-    if (trim(values).empty()) fail(text, fmt::format("parameter {} has no values", name));
-    while (true) {
-      const std::size_t comma = values.find(',');
-      const std::string_view item = trim(values.substr(0, comma));
+    if (trim(given).empty()) fail(text, fmt::format("parameter {} has no values", name));
+    for (const std::string_view item : split(given, ',')) {
       const std::size_t before = axis.values.size();
       if (const std::size_t dots = item.find(".."); dots != std::string_view::npos) {
         append_range(text, name, item, dots, axis.values);
@@ -111,12 +116,8 @@ std::vector<SweepAxis> parse_sweep(std::string_view spec) {
           fail(text, fmt::format("value {} of {} is given twice", axis.values[i], name));
         }
       }
-      if (comma == std::string_view::npos) break;
-      values.remove_prefix(comma + 1);
     }
     axes.push_back(std::move(axis));
-    if (semi == std::string_view::npos) break;
-    rest.remove_prefix(semi + 1);
   }
   return axes;
 }
@@ -125,10 +126,7 @@ std::vector<std::pair<std::string, std::int64_t>> parse_config(std::string_view 
   const Flag text{"--config", "err_invalid_config", config};
   if (trim(config).empty()) fail(text, fmt::format("empty; {}", kConfigExpected));
   std::vector<std::pair<std::string, std::int64_t>> values;
-  std::string_view rest = config;
-  while (true) {
-    const std::size_t comma = rest.find(',');
-    const std::string_view part = trim(rest.substr(0, comma));
+  for (const std::string_view part : split(config, ',')) {
     if (part.empty()) fail(text, fmt::format("an empty parameter between ','; {}", kConfigExpected));
     const auto [name, value] = name_and_values(text, part, kConfigExpected);
     if (value.find(';') != std::string_view::npos) {
@@ -137,8 +135,6 @@ std::vector<std::pair<std::string, std::int64_t>> parse_config(std::string_view 
     for (const auto& [n, v] : values)
       if (n == name) fail(text, fmt::format("parameter {} is given twice", name));
     values.emplace_back(std::string(name), positive(text, name, trim(value)));
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
   }
   return values;
 }
