@@ -171,10 +171,11 @@ std::string sweep_title(const TunableKernel& k, const std::vector<TensorSpec>& a
 /**
  * The files first (all or nothing), then the record: a file that cannot be written (or a plot
  * gnuplot fails on) leaves no record, and a record that cannot be stored leaves no file.
- * Returns the record the sweep's replaced, if any.
+ * Returns the record this sweep replaced, if any.
  */
-std::optional<autotune::Record> write_outputs(BenchOutputs& outputs, const BenchFlags& s, const TunableKernel& k, const CheckedFlags& flags,
-                   const std::vector<TensorSpec>& args, const std::vector<SweepRow>& rows) {
+std::optional<autotune::Record> write_outputs(BenchOutputs& outputs, const BenchFlags& s, const TunableKernel& k,
+                                              const CheckedFlags& flags, const std::vector<TensorSpec>& args,
+                                              const std::vector<SweepRow>& rows) {
   if (outputs.csv) outputs.csv->write(sweep_csv(k, rows));
   if (outputs.json) outputs.json->write(sweep_json(k.name, args, s.target, flags.metric, s.iters, rows));
   if (outputs.plot) outputs.plot->write(render_sweep_png(sweep_title(k, args, s.target), x_parameter(k, flags.axes), rows));
