@@ -1,6 +1,7 @@
 /** \file `nki bench`: the sweep table, CSV/JSON/PNG outputs, the autotune record `nki run --autotune` uses, bad input. */
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -284,4 +285,106 @@ TEST_CASE("nki bench --json prints the JSON on stdout, as profile and cache do; 
                                                         small_args(), "trn2");
   REQUIRE(l.record);
   CHECK(l.record->config.str() == "P=64 F=512");
+}
+
+namespace {
+
+/** matmul_fully_optimized on a [256,512] lhsT and a [256,1024] rhs in bf16: 2 x 256 x 512 x 1024 FLOPs a launch. */
+std::vector<std::string> matmul_bench(std::vector<std::string> more) {
+  std::vector<std::string> a{"bench", "matmul_fully_optimized", "--sweep", "tiles_m=1,2;tiles_n=1;tiles_k=2",
+                             "--shape", "256x512", "--shape", "256x1024", "--dtype", "bf16", "--no-record"};
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+constexpr std::int64_t kMatmulFlops = 2LL * 256 * 512 * 1024;
+
+}  // namespace
+
+TEST_CASE("nki bench - a matmul sweep adds TFLOP/s, hfu, Tensor engine utilization and host GFLOP/s") {
+  const CliResult j = run_cli(matmul_bench({"--iters", "1", "--json"}));
+  REQUIRE(j.status == 0);
+  const nlohmann::json sweep = nlohmann::json::parse(j.out);
+  REQUIRE(sweep["configs"].size() == 2);
+  for (const auto& c : sweep["configs"]) {
+    CHECK(c["flops"] == kMatmulFlops);
+    CHECK(c["simulated_TFLOPs"].get<double>() ==
+          doctest::Approx(kMatmulFlops / (c["simulated_us"].get<double>() * 1e6)).epsilon(1e-12));
+    CHECK(c["host_GFLOPs"].get<double>() ==
+          doctest::Approx(kMatmulFlops / (c["host_us"].get<double>() * 1e3)).epsilon(1e-12));
+    // hfu and the Tensor engine's busy share are the profile's for the same configuration.
+    const std::string config = fmt::format("tiles_m={},tiles_n={},tiles_k={}", c["config"]["tiles_m"].get<int>(),
+                                           c["config"]["tiles_n"].get<int>(), c["config"]["tiles_k"].get<int>());
+    const CliResult p = run_cli({"profile", "matmul_fully_optimized", "--shape", "256x512", "--shape", "256x1024",
+                                 "--dtype", "bf16", "--config", config, "--json"});
+    REQUIRE(p.status == 0);
+    const nlohmann::json profile = nlohmann::json::parse(p.out);
+    CHECK(profile["flops"] == kMatmulFlops);
+    CHECK(profile["hfu"].get<double>() == std::round(c["hfu"].get<double>() * 1e6) / 1e6);
+    double tensor_busy_us = 0;
+    for (const auto& core : profile["cores"]) tensor_busy_us += core["engines"]["Tensor"]["busy_us"].get<double>();
+    const double cores = static_cast<double>(profile["cores"].size());
+    CHECK(c["tensor_util"].get<double>() ==
+          doctest::Approx(tensor_busy_us / (profile["latency_us"].get<double>() * cores)).epsilon(1e-6));
+    CHECK(c["tensor_util"].get<double>() > c["hfu"].get<double>());  // busy at less than the engine's peak rate
+  }
+
+  // The table and the CSV, simulated only: the same figures, in their own columns.
+  const CliResult t = run_cli(matmul_bench({"--iters", "0"}));
+  REQUIRE(t.status == 0);
+  const nlohmann::json simulated = nlohmann::json::parse(run_cli(matmul_bench({"--iters", "0", "--json"})).out);
+  const std::vector<std::string> out = lines(t.out);
+  REQUIRE(out.size() == 5);
+  CHECK(fields(out[1]) == std::vector<std::string>{"tiles_m", "tiles_n", "tiles_k", "simulated_us", "host_us", "host_GBps",
+                                                   "sim_TFLOPs", "hfu", "tensor_util", "host_GFLOPs"});
+  for (std::size_t i = 0; i < 2; ++i) {
+    const nlohmann::json& c = simulated["configs"][i];
+    std::vector<std::string> f = fields(out[2 + i]);
+    if (i == 0) f.erase(f.begin());  // "best"
+    CHECK(f == std::vector<std::string>{
+                   std::to_string(c["config"]["tiles_m"].get<int>()), "1", "2",
+                   fmt::format("{:.3f}", c["simulated_us"].get<double>()), "-", "-",
+                   fmt::format("{:.3f}", c["simulated_TFLOPs"].get<double>()),
+                   fmt::format("{:.1f}%", c["hfu"].get<double>() * 100), fmt::format("{:.1f}%", c["tensor_util"].get<double>() * 100),
+                   "-"});
+  }
+  TempDir dir;
+  REQUIRE(run_cli(matmul_bench({"--iters", "0", "--csv", dir.file("m.csv")})).status == 0);
+  const std::vector<std::string> csv = lines(read_bytes(dir.file("m.csv")));
+  REQUIRE(csv.size() == 3);
+  CHECK(csv[0] == "tiles_m,tiles_n,tiles_k,status,simulated_us,host_us,host_GBps,simulated_TFLOPs,hfu,tensor_util,"
+                  "host_GFLOPs,best,reason");
+  const nlohmann::json& best = simulated["configs"][0];
+  CHECK(csv[1] == fmt::format("{},1,2,ok,{:.3f},,,{:.4f},{:.4f},{:.4f},,1,", best["config"]["tiles_m"].get<int>(),
+                              best["simulated_us"].get<double>(), best["simulated_TFLOPs"].get<double>(),
+                              best["hfu"].get<double>(), best["tensor_util"].get<double>()));
+
+  // A kernel without FLOPs keeps its columns: no FLOP fields in the JSON either.
+  const nlohmann::json add = nlohmann::json::parse(run_cli(bench_args("P=64", {"--iters", "0", "--json", "--no-record"})).out);
+  for (const char* key : {"flops", "simulated_TFLOPs", "hfu", "tensor_util", "host_GFLOPs"})
+    CHECK(!add["configs"][0].contains(key));
+}
+
+TEST_CASE("nki bench - a sweep that replaces the record with another configuration says so on stderr") {
+  const test::FreshCache cache;
+  auto replaced_lines = [](const CliResult& r) {
+    std::vector<std::string> found;
+    for (const std::string& l : lines(r.err))
+      if (l.find("replaced") != std::string::npos) found.push_back(l);
+    return found;
+  };
+  const CliResult first = run_cli(bench_args("P=64;F=512", {"--iters", "0"}));
+  REQUIRE(first.status == 0);
+  CHECK(replaced_lines(first).empty());  // nothing to replace
+  const CliResult second = run_cli(bench_args("P=128;F=512", {"--iters", "0"}));
+  REQUIRE(second.status == 0);
+  CHECK(replaced_lines(second) ==
+        std::vector<std::string>{"nki bench: tensor_add_tiled: replaced the autotune record for [256,1024] [256,1024] on "
+                                 "trn2: P=64 F=512 -> P=128 F=512"});
+  CHECK(replaced_lines(run_cli(bench_args("P=128;F=512", {"--iters", "0"}))).empty());  // the same configuration
+  CHECK(replaced_lines(run_cli(bench_args("P=32;F=512", {"--iters", "0", "--no-record"}))).empty());
+  const nki::autotune::Lookup l = nki::autotune::lookup(*library_registry().find_tunable("tensor_add_tiled"),
+                                                        small_args(), "trn2");
+  REQUIRE(l.record);
+  CHECK(l.record->config.str() == "P=128 F=512");
 }

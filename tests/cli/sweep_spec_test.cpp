@@ -9,14 +9,22 @@ using nki::cli::SweepAxis;
 
 namespace {
 
-std::string refusal(const std::string& spec) {
+/** The message `parse` refuses `text` with, checking the error's name. */
+template <class Parse>
+std::string refused_by(Parse parse, const std::string& text, const std::string& error) {
   try {
-    (void)parse_sweep(spec);
+    (void)parse(text);
   } catch (const nki::UserError& e) {
-    CHECK(e.name() == "err_invalid_sweep");
+    CHECK(e.name() == error);
     return e.what();
   }
   return "(parsed)";
+}
+
+std::string refusal(const std::string& spec) { return refused_by(parse_sweep, spec, "err_invalid_sweep"); }
+
+std::string config_refusal(const std::string& text) {
+  return refused_by(nki::cli::parse_config, text, "err_invalid_config");
 }
 
 }  // namespace
@@ -57,4 +65,25 @@ TEST_CASE("sweep spec - every malformed spec is one line naming the part and wha
   CHECK(refusal("F=1..4611686018427387905") ==
         "err_invalid_sweep: --sweep \"F=1..4611686018427387905\": range 1..4611686018427387905 of F: "
         "4611686018427387905 is not 1 times a power of 2 (LO..HI doubles from LO to HI)");
+}
+
+TEST_CASE("config spec - one value per parameter, in the order written") {
+  using Values = std::vector<std::pair<std::string, std::int64_t>>;
+  CHECK(nki::cli::parse_config("P=64,F=2048") == Values{{"P", 64}, {"F", 2048}});
+  CHECK(nki::cli::parse_config(" tiles_k = 8 , tiles_m=16 ") == Values{{"tiles_k", 8}, {"tiles_m", 16}});
+}
+
+TEST_CASE("config spec - every malformed --config is one line naming the part and what was expected") {
+  const std::string expected = "expected NAME=VALUE[,NAME=VALUE...], e.g. \"P=64,F=2048\"";
+  CHECK(config_refusal("") == "err_invalid_config: --config \"\": empty; " + expected);
+  CHECK(config_refusal("P") == "err_invalid_config: --config \"P\": \"P\" has no '='; " + expected);
+  CHECK(config_refusal("P=64,") == "err_invalid_config: --config \"P=64,\": an empty parameter between ','; " + expected);
+  CHECK(config_refusal("2P=64") == "err_invalid_config: --config \"2P=64\": \"2P\" is not a parameter name (letters, "
+                                   "digits and _, not starting with a digit)");
+  CHECK(config_refusal("P=0") == "err_invalid_config: --config \"P=0\": value \"0\" of P is not a positive integer");
+  CHECK(config_refusal("P=32..64") ==
+        "err_invalid_config: --config \"P=32..64\": value \"32..64\" of P is not a positive integer");
+  CHECK(config_refusal("P=64,P=128") == "err_invalid_config: --config \"P=64,P=128\": parameter P is given twice");
+  CHECK(config_refusal("P=64;F=512") == "err_invalid_config: --config \"P=64;F=512\": parameters are joined by ',' "
+                                        "here (';' joins them in --sweep); " + expected);
 }

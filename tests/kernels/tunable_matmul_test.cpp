@@ -62,5 +62,6 @@ TEST_CASE("nki bench - a sweep of matmul K blockings: their results agree within
                         "256x256", "--shape", "256x1024", "--dtype", "bf16", "--iters", "1"});
   REQUIRE(r.status == 0);
   CHECK(r.out.starts_with("matmul_fully_optimized [256,256] [256,1024] bf16 on trn2: 2 configurations, 0 forbidden; "
-                          "sorted by simulated latency\n      tiles_m tiles_n tiles_k  simulated_us      host_us  host_GBps\nbest "));
+                          "sorted by simulated latency\n      tiles_m tiles_n tiles_k  simulated_us      host_us  host_GBps  "
+                          "sim_TFLOPs     hfu  tensor_util  host_GFLOPs\nbest "));
 }

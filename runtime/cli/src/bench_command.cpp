@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "argument_flags.h"
+#include "launch_choice.h"
 #include "nki/npy.h"
 #include "nki/simulator/device.h"
 #include "nki/simulator/target.h"
@@ -58,15 +59,11 @@ struct BenchArguments {
 };
 
 const TunableKernel& find_tunable_kernel(const KernelRegistry& registry, const std::string& name) {
-  const TunableKernel* k = registry.find_tunable(name);
-  if (k != nullptr) return *k;
-  if (registry.find(name) != nullptr) {
-    throw UserError("err_not_tunable", name, {},
-                    fmt::format("has no tile parameters to sweep; tunable kernels: {}",
-                                fmt::join(registry.tunable_names(), ", ")));
+  if (registry.find(name) == nullptr && registry.find_tunable(name) == nullptr) {
+    throw UserError("err_unknown_kernel", "", {},
+                    fmt::format("unknown kernel \"{}\"; tunable kernels: {}", name, fmt::join(registry.tunable_names(), ", ")));
   }
-  throw UserError("err_unknown_kernel", "", {},
-                  fmt::format("unknown kernel \"{}\"; tunable kernels: {}", name, fmt::join(registry.tunable_names(), ", ")));
+  return require_tunable(registry, name, "has no tile parameters to sweep");
 }
 
 /** --csv, --json-file and --plot: none empty, no two naming the same file. */
@@ -174,16 +171,20 @@ std::string sweep_title(const TunableKernel& k, const std::vector<TensorSpec>& a
 /**
  * The files first (all or nothing), then the record: a file that cannot be written (or a plot
  * gnuplot fails on) leaves no record, and a record that cannot be stored leaves no file.
+ * Returns the record this sweep replaced, if any.
  */
-void write_outputs(BenchOutputs& outputs, const BenchFlags& s, const TunableKernel& k, const CheckedFlags& flags,
-                   const std::vector<TensorSpec>& args, const std::vector<SweepRow>& rows) {
+std::optional<autotune::Record> write_outputs(BenchOutputs& outputs, const BenchFlags& s, const TunableKernel& k,
+                                              const CheckedFlags& flags, const std::vector<TensorSpec>& args,
+                                              const std::vector<SweepRow>& rows) {
   if (outputs.csv) outputs.csv->write(sweep_csv(k, rows));
   if (outputs.json) outputs.json->write(sweep_json(k.name, args, s.target, flags.metric, s.iters, rows));
   if (outputs.plot) outputs.plot->write(render_sweep_png(sweep_title(k, args, s.target), x_parameter(k, flags.axes), rows));
-  if (!s.no_record) record_best(k, args, s.target, flags.metric, rows);
+  std::optional<autotune::Record> replaced;
+  if (!s.no_record) replaced = record_best(k, args, s.target, flags.metric, rows);
   if (outputs.csv) outputs.csv->commit();
   if (outputs.json) outputs.json->commit();
   if (outputs.plot) outputs.plot->commit();
+  return replaced;
 }
 
 }  // namespace
@@ -231,7 +232,12 @@ int BenchCommand::run(std::ostream& out, std::ostream& err) const {
   BenchArguments args;
   read_arguments(s, flags.dtype, args);
   const std::vector<SweepRow> rows = sweep_with_progress(s, k, flags, args, err);
-  write_outputs(outputs, s, k, flags, args.specs, rows);
+  const std::optional<autotune::Record> replaced = write_outputs(outputs, s, k, flags, args.specs, rows);
+  // A sweep that changes what `--autotune` launches says so: the old winner is gone.
+  if (replaced && replaced->config != rows.front().config) {
+    err << fmt::format("nki bench: {}: replaced the autotune record for {} on {}: {} -> {}\n", k.name,
+                       shapes_text(args.specs), s.target, replaced->config.str(), rows.front().config.str());
+  }
   const std::string record =
       s.no_record ? fmt::format("autotune: {} is the best for {} on {}; not recorded (--no-record)\n",
                                 rows.front().config.str(), shapes_text(args.specs), s.target)

@@ -18,8 +18,10 @@ namespace nki::cli {
  * [--no-record]`:
  * every configuration of the sweep is checked against the hardware (a forbidden one is listed
  * with the reason), estimated by the cost model and timed here; a table sorted by the metric,
- * the best marked, goes to stdout and the best configuration is recorded for autotuned launches.
- * The output files are written only when the whole sweep succeeded.
+ * the best marked (with FLOP/s and utilization columns for a kernel with FLOPs), goes to stdout
+ * and the best configuration is recorded for autotuned launches (saying so on stderr when it
+ * replaces a record of another configuration). The output files are written only when the
+ * whole sweep succeeded.
  */
 class BenchCommand {
  public:

@@ -4,16 +4,67 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "argument_flags.h"
+#include "launch_choice.h"
 #include "mesh_flag.h"
 #include "nki/npy.h"
 #include "nki/profile.h"
 #include "pending_file.h"
 #include "shape_flag.h"
+#include "sweep_spec.h"
 
 namespace nki::cli {
+
+namespace {
+
+/** --autotune or --config, checked against the kernel's tunable family: what choose_tuned_launch is asked. */
+TuningRequest tuning_request(const KernelRegistry& registry, const RegisteredKernel& k, bool autotune,
+                             const std::optional<std::string>& config) {
+  TuningRequest request;
+  if (autotune && config) {
+    throw UserError("err_conflicting_flags", k.name, {},
+                    fmt::format("give --autotune or --config \"{}\", not both", *config));
+  }
+  if (autotune) request.tunable = &require_tunable(registry, k.name, "--autotune: has no tile parameters to tune");
+  if (config) {
+    request.tunable = &require_tunable(registry, k.name, fmt::format("--config \"{}\": has no tile parameters", *config));
+    request.described_as = fmt::format("--config \"{}\"", *config);
+    request.config = checked_config(*request.tunable, parse_config(*config), request.described_as);
+  }
+  return request;
+}
+
+/** "P=64 F=2048 (autotuned)": the configuration profiled and where it came from. */
+std::string config_origin(const LaunchChoice& chosen, bool autotune) {
+  if (!autotune) return chosen.config->str() + " (--config)";
+  return chosen.config->str() + (chosen.autotuned ? " (autotuned)" : " (defaults: none autotuned)");
+}
+
+/** The report, naming the configuration profiled when one was chosen: a line after the first, or "config" and "autotuned" after "grid". */
+std::string report(const ProfileReport& r, const LaunchChoice& chosen, bool autotune, bool json) {
+  if (!chosen.config) return json ? sim::profile_json(r) : sim::profile_text(r);
+  if (!json) {
+    std::string text = sim::profile_text(r);
+    return text.insert(text.find('\n') + 1, "configuration " + config_origin(chosen, autotune) + "\n");
+  }
+  const nlohmann::ordered_json in = nlohmann::ordered_json::parse(sim::profile_json(r));
+  nlohmann::ordered_json out;
+  for (const auto& [key, value] : in.items()) {
+    out[key] = value;
+    if (key != "grid") continue;
+    nlohmann::ordered_json config = nlohmann::ordered_json::object();
+    for (const auto& [name, v] : chosen.config->values) config[name] = v;
+    out["config"] = config;
+    out["autotuned"] = chosen.autotuned;
+  }
+  return out.dump(2) + "\n";
+}
+
+}  // namespace
 
 struct ProfileCommand::State {
   const KernelRegistry* registry = nullptr;
@@ -21,9 +72,10 @@ struct ProfileCommand::State {
   std::string kernel;
   std::vector<std::string> inputs, shapes;
   std::string dtype = "fp32";
-  std::optional<std::string> grid, trace, mesh;
+  std::optional<std::string> grid, trace, mesh, config;
   std::string target = "trn2";
   bool json = false;
+  bool autotune = false;
 };
 
 ProfileCommand::ProfileCommand(CLI::App& app, const KernelRegistry& registry) : s_(std::make_unique<State>()) {
@@ -42,15 +94,22 @@ ProfileCommand::ProfileCommand(CLI::App& app, const KernelRegistry& registry) : 
                     "Profile a world launch over this mesh (axes in order, name=size): every rank a NeuronCore "
                     "running the grid, the shapes its shards'")
       ->type_name("x=2,y=4");
+  s.cmd->add_flag("--autotune", s.autotune,
+                  "A tunable kernel: profile the configuration `nki bench` recorded for these shapes, dtype and target");
+  s.cmd->add_option("--config", s.config, "A tunable kernel: profile this configuration, a value per parameter")
+      ->type_name("\"P=64,F=2048\"");
 }
 
 ProfileCommand::~ProfileCommand() = default;
 
 bool ProfileCommand::parsed() const { return s_->cmd->parsed(); }
 
-int ProfileCommand::run(std::ostream& out) const {
+int ProfileCommand::run(std::ostream& out) const { return run(out, std::cerr); }
+
+int ProfileCommand::run(std::ostream& out, std::ostream& err) const {
   const State& s = *s_;
   const RegisteredKernel* k = &s.registry->at(s.kernel);
+  const TuningRequest request = tuning_request(*s.registry, *k, s.autotune, s.config);
   check_input_or_shape(k->name, s.inputs, s.shapes);
   const std::size_t given = s.inputs.size() + s.shapes.size();
   if (given != k->kernel.arity()) {
@@ -69,26 +128,19 @@ int ProfileCommand::run(std::ostream& out) const {
     const NpyArray a = read_npy(path);
     args.push_back({a.shape, argument_dtype(a, dtype)});
   }
-  std::vector<Shape> shapes;
-  for (const TensorSpec& a : args) shapes.push_back(a.shape);
-  const GridSpec expected = k->default_grid(shapes);
-  GridSpec grid = expected;
-  if (requested) {
-    grid = *requested;
-    check_grid_fits(*k, grid, expected, shapes);
-  }
+  const LaunchChoice chosen = choose_tuned_launch("nki profile", *k, request, args, s.target, requested, err);
 
   std::optional<Mesh> mesh;
   if (s.mesh) mesh = make_mesh(*s.mesh);
   std::optional<PendingFile> trace;
   if (s.trace) trace.emplace(*s.trace);
-  const ProfileReport r = mesh ? profile_world(k->kernel.launch(grid), *mesh, args, s.target, s.trace.has_value())
-                               : profile(k->kernel.launch(grid), args, s.target, s.trace.has_value());
+  const ProfileReport r = mesh ? profile_world(chosen.launch, *mesh, args, s.target, s.trace.has_value())
+                               : profile(chosen.launch, args, s.target, s.trace.has_value());
   if (trace) {
     trace->write(sim::chrome_trace_json(r));
     trace->commit();
   }
-  out << (s.json ? sim::profile_json(r) : sim::profile_text(r));
+  out << report(r, chosen, s.autotune, s.json);
   return 0;
 }
 

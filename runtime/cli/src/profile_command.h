@@ -14,9 +14,10 @@ namespace nki::cli {
 
 /**
  * `nki profile KERNEL (--input F.npy ... | --shape PxF ... [--dtype D]) [--grid SPEC]
- * [--target T] [--trace out.json] [--json]`: the cost model's estimate of one launch.
- * The constructor registers the command; run() prints the report or throws nki::UserError
- * (bad input) having written nothing.
+ * [--target T] [--trace out.json] [--json] [--autotune | --config "P=64,F=2048"]`: the cost
+ * model's estimate of one launch; of a tunable kernel, the configuration `nki bench` recorded
+ * or the one given. The constructor registers the command; run() prints the report or throws
+ * nki::UserError (bad input) having written nothing.
  */
 class ProfileCommand {
  public:
@@ -26,6 +27,9 @@ class ProfileCommand {
   ProfileCommand& operator=(const ProfileCommand&) = delete;
 
   bool parsed() const;
+  /** Notes (no autotuned configuration) go to `err`. */
+  int run(std::ostream& out, std::ostream& err) const;
+  /** The same with notes on std::cerr. */
   int run(std::ostream& out) const;
 
  private:

@@ -1,4 +1,4 @@
-/** \file The --sweep parser. */
+/** \file The --sweep and --config parsers. */
 #include "sweep_spec.h"
 
 #include <fmt/format.h>
@@ -14,6 +14,14 @@ namespace nki::cli {
 namespace {
 
 constexpr std::string_view kExpected = "expected NAME=VALUES[;NAME=VALUES...], e.g. \"P=32,64,128;F=64..8192\"";
+constexpr std::string_view kConfigExpected = "expected NAME=VALUE[,NAME=VALUE...], e.g. \"P=64,F=2048\"";
+
+/** The flag being parsed, as its errors name it. */
+struct Flag {
+  std::string_view name;   ///< "--sweep"
+  std::string_view error;  ///< "err_invalid_sweep"
+  std::string_view text;   ///< the value given
+};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
@@ -21,8 +29,8 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-[[noreturn]] void fail(std::string_view spec, const std::string& why) {
-  throw UserError("err_invalid_sweep", "", {}, fmt::format("--sweep \"{}\": {}", spec, why));
+[[noreturn]] void fail(const Flag& flag, const std::string& why) {
+  throw UserError(std::string(flag.error), "", {}, fmt::format("{} \"{}\": {}", flag.name, flag.text, why));
 }
 
 bool is_name(std::string_view s) {
@@ -31,7 +39,7 @@ bool is_name(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
 }
 
-std::int64_t positive(std::string_view spec, std::string_view name, std::string_view v) {
+std::int64_t positive(const Flag& spec, std::string_view name, std::string_view v) {
   std::int64_t x = 0;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
   if (v.empty() || ec != std::errc() || end != v.data() + v.size() || x < 1) {
@@ -41,7 +49,7 @@ std::int64_t positive(std::string_view spec, std::string_view name, std::string_
 }
 
 /** LO..HI: LO, 2 LO, ..., HI. */
-void append_range(std::string_view spec, std::string_view name, std::string_view item, std::size_t dots,
+void append_range(const Flag& spec, std::string_view name, std::string_view item, std::size_t dots,
                   std::vector<std::int64_t>& out) {
   const std::int64_t lo = positive(spec, name, trim(item.substr(0, dots)));
   const std::int64_t hi = positive(spec, name, trim(item.substr(dots + 2)));
@@ -59,30 +67,43 @@ void append_range(std::string_view spec, std::string_view name, std::string_view
   }
 }
 
+/** The parts of `s` between `sep`s, trimmed; "a;;b" has an empty middle part. */
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  for (std::size_t at = s.find(sep); at != std::string_view::npos; at = s.find(sep)) {
+    parts.push_back(trim(s.substr(0, at)));
+    s.remove_prefix(at + 1);
+  }
+  parts.push_back(trim(s));
+  return parts;
+}
+
+/** NAME=... with NAME checked: the name and what follows '='. */
+std::pair<std::string_view, std::string_view> name_and_values(const Flag& flag, std::string_view part,
+                                                              std::string_view expected) {
+  const std::size_t eq = part.find('=');
+  if (eq == std::string_view::npos) fail(flag, fmt::format("\"{}\" has no '='; {}", part, expected));
+  const std::string_view name = trim(part.substr(0, eq));
+  if (!is_name(name)) {
+    fail(flag, fmt::format("\"{}\" is not a parameter name (letters, digits and _, not starting with a digit)", name));
+  }
+  return {name, part.substr(eq + 1)};
+}
+
 }  // namespace
 
-std::vector<SweepAxis> parse_sweep(std::string_view text) {
-  if (trim(text).empty()) fail(text, fmt::format("empty; {}", kExpected));
+std::vector<SweepAxis> parse_sweep(std::string_view spec) {
+  const Flag text{"--sweep", "err_invalid_sweep", spec};
+  if (trim(spec).empty()) fail(text, fmt::format("empty; {}", kExpected));
   std::vector<SweepAxis> axes;
-  std::string_view rest = text;
-  while (true) {
-    const std::size_t semi = rest.find(';');
-    const std::string_view part = trim(rest.substr(0, semi));
-    const std::size_t eq = part.find('=');
+  for (const std::string_view part : split(spec, ';')) {
     if (part.empty()) fail(text, fmt::format("an empty parameter between ';'; {}", kExpected));
-    if (eq == std::string_view::npos) fail(text, fmt::format("\"{}\" has no '='; {}", part, kExpected));
-    const std::string_view name = trim(part.substr(0, eq));
-    if (!is_name(name)) {
-      fail(text, fmt::format("\"{}\" is not a parameter name (letters, digits and _, not starting with a digit)", name));
-    }
+    const auto [name, given] = name_and_values(text, part, kExpected);
     for (const SweepAxis& a : axes)
       if (a.name == name) fail(text, fmt::format("parameter {} is given twice", name));
     SweepAxis axis{std::string(name), {}};
-    std::string_view values = part.substr(eq + 1);
-    if (trim(values).empty()) fail(text, fmt::format("parameter {} has no values", name));
-    while (true) {
-      const std::size_t comma = values.find(',');
-      const std::string_view item = trim(values.substr(0, comma));
+    if (trim(given).empty()) fail(text, fmt::format("parameter {} has no values", name));
+    for (const std::string_view item : split(given, ',')) {
       const std::size_t before = axis.values.size();
       if (const std::size_t dots = item.find(".."); dots != std::string_view::npos) {
         append_range(text, name, item, dots, axis.values);
@@ -95,14 +116,27 @@ std::vector<SweepAxis> parse_sweep(std::string_view text) {
           fail(text, fmt::format("value {} of {} is given twice", axis.values[i], name));
         }
       }
-      if (comma == std::string_view::npos) break;
-      values.remove_prefix(comma + 1);
     }
     axes.push_back(std::move(axis));
-    if (semi == std::string_view::npos) break;
-    rest.remove_prefix(semi + 1);
   }
   return axes;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> parse_config(std::string_view config) {
+  const Flag text{"--config", "err_invalid_config", config};
+  if (trim(config).empty()) fail(text, fmt::format("empty; {}", kConfigExpected));
+  std::vector<std::pair<std::string, std::int64_t>> values;
+  for (const std::string_view part : split(config, ',')) {
+    if (part.empty()) fail(text, fmt::format("an empty parameter between ','; {}", kConfigExpected));
+    const auto [name, value] = name_and_values(text, part, kConfigExpected);
+    if (value.find(';') != std::string_view::npos) {
+      fail(text, fmt::format("parameters are joined by ',' here (';' joins them in --sweep); {}", kConfigExpected));
+    }
+    for (const auto& [n, v] : values)
+      if (n == name) fail(text, fmt::format("parameter {} is given twice", name));
+    values.emplace_back(std::string(name), positive(text, name, trim(value)));
+  }
+  return values;
 }
 
 std::string sweep_str(const std::vector<SweepAxis>& axes) {

@@ -48,13 +48,45 @@ std::string ir_hash(const TunableKernel& k, const TuningConfig& config, const st
 /** Where every record lives. */
 fs::path records_directory() { return cache::version_directory() / "autotune"; }
 
+/** A record file's content as `nki cache list` shows it; throws a json exception when a field is missing. */
+StoredRecord stored_record(const nlohmann::ordered_json& j) {  // ordered: the parameters in the kernel's order
+  StoredRecord r;
+  r.kernel = j.at("key").at("kernel").get<std::string>();
+  r.target = j.at("key").at("target").get<std::string>();
+  std::vector<std::string> shapes;
+  std::string dtype;
+  for (const auto& a : j.at("key").at("args")) {
+    shapes.push_back(shape_str(a.at("shape").get<Shape>()));
+    dtype = a.at("dtype").get<std::string>();
+  }
+  r.args = fmt::format("{} {}", fmt::join(shapes, " "), dtype);
+  for (const auto& [name, v] : j.at("config").items()) r.best.config.values.emplace_back(name, v.get<std::int64_t>());
+  r.best.metric = j.at("metric").get<std::string>();
+  r.best.value = j.at("value").get<double>();
+  return r;
+}
+
+/** The record of this key in the file at `path`, if it holds one that can be read. */
+std::optional<Record> readable_record(const fs::path& path, const std::string& key) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  try {
+    const nlohmann::ordered_json j = nlohmann::ordered_json::parse(f);
+    if (nlohmann::json::parse(j.at("key").dump()).dump() != nlohmann::json::parse(key).dump()) return std::nullopt;
+    return stored_record(j).best;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 fs::path record_path(const std::string& kernel, const std::vector<TensorSpec>& args, const std::string& target) {
   return records_directory() / (ir::hash_text(key_text(kernel, args, target)) + ".json");
 }
 
-void store(const TunableKernel& k, const std::vector<TensorSpec>& args, const std::string& target, const Record& best) {
+std::optional<Record> store(const TunableKernel& k, const std::vector<TensorSpec>& args, const std::string& target,
+                            const Record& best) {
   nlohmann::ordered_json config;
   for (const auto& [name, v] : best.config.values) config[name] = v;
   const nlohmann::ordered_json j{{"key", nlohmann::ordered_json::parse(key_text(k.name, args, target))},
@@ -63,6 +95,7 @@ void store(const TunableKernel& k, const std::vector<TensorSpec>& args, const st
                                  {"metric", best.metric},
                                  {"value", best.value}};
   const fs::path path = record_path(k.name, args, target);
+  std::optional<Record> replaced = readable_record(path, key_text(k.name, args, target));
   fs::create_directories(path.parent_path());
   const fs::path tmp =
       path.parent_path() / fmt::format(".{}.{}.{}", path.filename().string(), ::getpid(), std::random_device{}());
@@ -78,6 +111,7 @@ void store(const TunableKernel& k, const std::vector<TensorSpec>& args, const st
     }
   }
   fs::rename(tmp, path);
+  return replaced;
 }
 
 Lookup lookup(const TunableKernel& k, const std::vector<TensorSpec>& args, const std::string& target) {
@@ -139,7 +173,7 @@ TunedLaunch tuned_launch(const TunableKernel& k, const std::vector<TensorSpec>& 
       miss = l.miss;
     }
   }
-  return {k.make(config).launch(k.grid(config, shapes)), config, autotuned, miss};
+  return {k.launch(config, shapes), config, autotuned, miss};
 }
 
 std::vector<StoredRecord> list() {
@@ -149,20 +183,7 @@ std::vector<StoredRecord> list() {
     if (e.path().extension() != ".json" || e.path().filename().string().starts_with(".")) continue;
     try {
       std::ifstream f(e.path(), std::ios::binary);
-      const nlohmann::ordered_json j = nlohmann::ordered_json::parse(f);  // the parameters in the kernel's order
-      StoredRecord r;
-      r.kernel = j.at("key").at("kernel").get<std::string>();
-      r.target = j.at("key").at("target").get<std::string>();
-      std::vector<std::string> shapes;
-      std::string dtype;
-      for (const auto& a : j.at("key").at("args")) {
-        shapes.push_back(shape_str(a.at("shape").get<Shape>()));
-        dtype = a.at("dtype").get<std::string>();
-      }
-      r.args = fmt::format("{} {}", fmt::join(shapes, " "), dtype);
-      for (const auto& [name, v] : j.at("config").items()) r.best.config.values.emplace_back(name, v.get<std::int64_t>());
-      r.best.metric = j.at("metric").get<std::string>();
-      r.best.value = j.at("value").get<double>();
+      StoredRecord r = stored_record(nlohmann::ordered_json::parse(f));
       out.push_back(std::move(r));
     } catch (const std::exception&) {
       // A damaged record is never used (lookup reports it); the list shows what can be.

@@ -100,8 +100,17 @@ void measure(const TunableKernel& k, SweepRow& row, const std::vector<TensorSpec
              const std::vector<Tensor>& tensors, int iters, SameResult& same) {
   std::vector<Shape> shapes;
   for (const TensorSpec& a : args) shapes.push_back(a.shape);
-  const BoundLaunch launch = k.make(row.config).launch(k.grid(row.config, shapes));
-  row.simulated_us = profile(launch, args, target, false).latency_us;
+  const BoundLaunch launch = k.launch(row.config, shapes);
+  const ProfileReport estimate = profile(launch, args, target, false);
+  row.simulated_us = estimate.latency_us;
+  row.flops = estimate.flops;
+  row.hfu = estimate.hfu;
+  double tensor_busy_us = 0;
+  for (const sim::CoreProfile& c : estimate.cores)
+    tensor_busy_us += c.engines[static_cast<std::size_t>(sim::Engine::tensor)].busy_us;
+  row.tensor_utilization =
+      tensor_busy_us / (estimate.latency_us * static_cast<double>(std::max<std::size_t>(1, estimate.cores.size())));
+  row.simulated_tflops = static_cast<double>(row.flops) / (row.simulated_us * 1e6);
   if (iters == 0) return;
   const LaunchResult first = launch.run(tensors);  // compiles; checked before timing
   same.check(row.config, first.outputs.at(0));
@@ -111,6 +120,7 @@ void measure(const TunableKernel& k, SweepRow& row, const std::vector<TensorSpec
   row.host_measured = true;
   row.host_us = benchmark_launch(launch, tensors, 0, iters).p50;
   row.host_gbps = static_cast<double>(bytes) / (row.host_us * 1e3);
+  row.host_gflops = static_cast<double>(row.flops) / (row.host_us * 1e3);
 }
 
 /** Sorted by the metric, forbidden configurations last in sweep order; the first is the best. */
@@ -134,7 +144,7 @@ std::vector<SweepRow> run_sweep(const TunableKernel& k, const std::vector<Tuning
     if (options.on_done) options.on_done(i, rows[i]);
   }
   sort_and_mark_best(rows, options.metric);
-  if (options.record) record_best(k, args, target, options.metric, rows);
+  if (options.record) (void)record_best(k, args, target, options.metric, rows);
   return rows;
 }
 
@@ -147,21 +157,8 @@ double SweepRow::figure(SweepMetric metric) const { return metric == SweepMetric
 std::vector<TuningConfig> sweep_configs(const TunableKernel& k, const std::vector<SweepAxis>& axes,
                                         const std::string& described_as) {
   for (const SweepAxis& a : axes) {
-    const TunableParam* p = k.param(a.name);
-    std::vector<std::string> names;
-    for (const TunableParam& q : k.params) names.push_back(q.name);
-    if (p == nullptr) {
-      throw UserError("err_invalid_sweep", k.name, {},
-                      fmt::format("{}: {} is not a parameter of {}; its parameters: {}", described_as, a.name, k.name,
-                                  fmt::join(names, ", ")));
-    }
-    for (std::int64_t v : a.values) {
-      if (std::find(p->values.begin(), p->values.end(), v) == p->values.end()) {
-        throw UserError("err_invalid_sweep", k.name, {},
-                        fmt::format("{}: {}={} is not a value of {}'s {}; its values: {}", described_as, a.name, v,
-                                    k.name, a.name, fmt::join(p->values, ", ")));
-      }
-    }
+    const TunableParam& p = known_param(k, a.name, described_as, "err_invalid_sweep");
+    for (std::int64_t v : a.values) check_param_value(k, p, v, described_as, "err_invalid_sweep");
   }
   std::vector<TuningConfig> configs{TuningConfig{}};
   for (const TunableParam& p : k.params) {
@@ -211,11 +208,12 @@ std::vector<SweepRow> sweep(const TunableKernel& k, const std::vector<TuningConf
   return run_sweep(k, configs, specs, args.front().device().spec().name, options.iters > 0 ? args : untimed, options);
 }
 
-void record_best(const TunableKernel& k, const std::vector<TensorSpec>& args, const std::string& target,
-                 SweepMetric metric, const std::vector<SweepRow>& rows) {
+std::optional<autotune::Record> record_best(const TunableKernel& k, const std::vector<TensorSpec>& args,
+                                           const std::string& target, SweepMetric metric,
+                                           const std::vector<SweepRow>& rows) {
   const auto best = std::find_if(rows.begin(), rows.end(), [](const SweepRow& r) { return r.best; });
   if (best == rows.end()) throw UserError("err_no_legal_configuration", k.name, {}, "no row of the sweep is marked best");
-  autotune::store(k, args, target, {best->config, std::string(sweep_metric_name(metric)), best->figure(metric)});
+  return autotune::store(k, args, target, {best->config, std::string(sweep_metric_name(metric)), best->figure(metric)});
 }
 
 }  // namespace nki

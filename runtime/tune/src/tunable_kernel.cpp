@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "nki/ir/kernel_ir.h"
 #include "nki/simulator/capacity.h"
 #include "nki/traced_kernel.h"
@@ -33,6 +35,56 @@ const TunableParam* TunableKernel::param(const std::string& n) const {
   return nullptr;
 }
 
+BoundLaunch TunableKernel::launch(const TuningConfig& config, const std::vector<Shape>& shapes) const {
+  return make(config).launch(grid(config, shapes));
+}
+
+const TunableParam& known_param(const TunableKernel& k, const std::string& name, const std::string& described_as,
+                                const std::string& error) {
+  if (const TunableParam* p = k.param(name)) return *p;
+  std::vector<std::string> names;
+  for (const TunableParam& q : k.params) names.push_back(q.name);
+  throw UserError(error, k.name, {},
+                  fmt::format("{}: {} is not a parameter of {}; its parameters: {}", described_as, name, k.name,
+                              fmt::join(names, ", ")));
+}
+
+void check_param_value(const TunableKernel& k, const TunableParam& p, std::int64_t value,
+                       const std::string& described_as, const std::string& error) {
+  if (std::find(p.values.begin(), p.values.end(), value) != p.values.end()) return;
+  throw UserError(error, k.name, {},
+                  fmt::format("{}: {}={} is not a value of {}'s {}; its values: {}", described_as, p.name, value,
+                              k.name, p.name, fmt::join(p.values, ", ")));
+}
+
+TuningConfig checked_config(const TunableKernel& k, const std::vector<std::pair<std::string, std::int64_t>>& given,
+                            const std::string& described_as) {
+  constexpr const char* kError = "err_invalid_config";
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    const auto& [name, value] = given[i];
+    check_param_value(k, known_param(k, name, described_as, kError), value, described_as, kError);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (given[j].first == name) {
+        throw UserError(kError, k.name, {}, fmt::format("{}: parameter {} is given twice", described_as, name));
+      }
+    }
+  }
+  TuningConfig config;
+  std::vector<std::string> missing, names;
+  for (const TunableParam& p : k.params) {
+    names.push_back(p.name);
+    const auto v = std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == p.name; });
+    if (v == given.end()) missing.push_back(p.name);
+    else config.values.emplace_back(p.name, v->second);
+  }
+  if (!missing.empty()) {
+    throw UserError(kError, k.name, {},
+                    fmt::format("{}: no value for {}; expected a value for each of {}", described_as,
+                                fmt::join(missing, ", "), fmt::join(names, ", ")));
+  }
+  return config;
+}
+
 std::optional<std::string> config_rejection(const TunableKernel& k, const TuningConfig& config,
                                             const std::vector<TensorSpec>& args, const std::string& target) {
   const sim::TargetSpec& spec = sim::target_spec(target);
@@ -47,9 +99,8 @@ std::optional<std::string> config_rejection(const TunableKernel& k, const Tuning
   }
   // The backstop: what a launch of this configuration would refuse, with the launch's own message.
   try {
-    const GridSpec grid = k.grid(config, shapes);
-    const Kernel kernel = k.make(config);
-    sim::check_capacity(*kernel.trace(shapes, dtypes, grid, spec.nc_version)->ir, spec);
+    const BoundLaunch launch = k.launch(config, shapes);
+    sim::check_capacity(*launch.kernel().trace(shapes, dtypes, launch.grid(), spec.nc_version)->ir, spec);
   } catch (const UserError& e) {
     return std::string(e.what());
   }

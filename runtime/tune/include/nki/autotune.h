@@ -28,8 +28,11 @@ struct Record {
  * Records `best` for this kernel, these arguments and this target, replacing any earlier
  * record; with it the canonical IR hash of `best`'s kernel, so a changed kernel is noticed.
  * Written to a temporary and renamed into place: a reader sees the old record or the new one.
+ * Returns the record it replaced as it was stored (whether or not lookup() would still use
+ * it), or nullopt when there was none or it could not be read.
  */
-void store(const TunableKernel& k, const std::vector<TensorSpec>& args, const std::string& target, const Record& best);
+std::optional<Record> store(const TunableKernel& k, const std::vector<TensorSpec>& args, const std::string& target,
+                            const Record& best);
 
 /** A lookup: the record, or why there is none to use. */
 struct Lookup {

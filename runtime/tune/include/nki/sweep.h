@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "nki/autotune.h"
 #include "nki/profile.h"
 #include "nki/sweep_axis.h"
 #include "nki/tensor.h"
@@ -38,6 +39,13 @@ struct SweepRow {
   bool host_measured = false;
   double host_us = 0;    ///< median wall time of a launch here
   double host_gbps = 0;  ///< bytes of the arguments and outputs / host_us, decimal GB/s
+  /// The cost model's Tensor engine FLOPs of one launch (2 x K x M x N per matmul); 0 for a
+  /// kernel without matmuls, which then has no FLOP figures.
+  std::int64_t flops = 0;
+  double simulated_tflops = 0;    ///< flops / simulated_us, in TFLOP/s
+  double hfu = 0;                 ///< the profile's hardware FLOP utilization, 0..1 (nki::profile)
+  double tensor_utilization = 0;  ///< Tensor engine busy time / (simulated_us x cores that ran), 0..1
+  double host_gflops = 0;         ///< flops / host_us, in GFLOP/s (when host_measured)
   bool best = false;
 
   /** The row's figure in `metric`: simulated_us or host_us. */
@@ -93,10 +101,11 @@ std::vector<SweepRow> sweep(const TunableKernel& k, const std::vector<TuningConf
 /**
  * Stores the row marked best as the autotune record of `k` for these arguments and target,
  * with its figure in `metric` (what SweepOptions::record does at the end of a sweep; a caller
- * that writes files of its own first calls it afterwards). Throws nki::UserError
- * (err_no_legal_configuration) when no row is marked best.
+ * that writes files of its own first calls it afterwards). Returns the record it replaced
+ * (autotune::store). Throws nki::UserError (err_no_legal_configuration) when no row is marked best.
  */
-void record_best(const TunableKernel& k, const std::vector<TensorSpec>& args, const std::string& target,
-                 SweepMetric metric, const std::vector<SweepRow>& rows);
+std::optional<autotune::Record> record_best(const TunableKernel& k, const std::vector<TensorSpec>& args,
+                                           const std::string& target, SweepMetric metric,
+                                           const std::vector<SweepRow>& rows);
 
 }  // namespace nki

@@ -56,7 +56,29 @@ struct TunableKernel {
   TuningConfig defaults() const;
   /** The parameter named `name`, or nullptr. */
   const TunableParam* param(const std::string& name) const;
+  /** The launch of `config`'s kernel on its grid for these argument shapes (make, then grid). */
+  BoundLaunch launch(const TuningConfig& config, const std::vector<Shape>& shapes) const;
 };
+
+/**
+ * The parameter `name` of `k`; throws nki::UserError (`error`, in `k`'s name) saying that
+ * `described_as` names something that is not a parameter, and listing the parameters.
+ */
+const TunableParam& known_param(const TunableKernel& k, const std::string& name, const std::string& described_as,
+                                const std::string& error);
+
+/** Throws nki::UserError (`error`) naming `described_as` and listing `p`'s values when `value` is not one of them. */
+void check_param_value(const TunableKernel& k, const TunableParam& p, std::int64_t value,
+                       const std::string& described_as, const std::string& error);
+
+/**
+ * The configuration giving each parameter of `k` its value in `given` (name and value pairs in
+ * any order, e.g. `--config "P=64,F=2048"` parsed). Throws nki::UserError (err_invalid_config,
+ * naming `described_as`) for a name that is not a parameter, a value the parameter cannot take,
+ * a parameter given twice, or one not given.
+ */
+TuningConfig checked_config(const TunableKernel& k, const std::vector<std::pair<std::string, std::int64_t>>& given,
+                            const std::string& described_as);
 
 /**
  * Why `config` cannot run these arguments on `target`, or nullopt when it can: the kernel's

@@ -1,0 +1,42 @@
+/** \file The registered kernel, the autotuned or the given configuration, and the grid. */
+#include "launch_choice.h"
+
+#include <fmt/format.h>
+
+#include "nki/autotune.h"
+
+namespace nki::cli {
+
+const TunableKernel& require_tunable(const KernelRegistry& registry, const std::string& name, const std::string& why_not) {
+  if (const TunableKernel* tunable = registry.find_tunable(name)) return *tunable;
+  throw UserError("err_not_tunable", name, {},
+                  fmt::format("{}; tunable kernels: {}", why_not, fmt::join(registry.tunable_names(), ", ")));
+}
+
+LaunchChoice choose_tuned_launch(const std::string& command, const RegisteredKernel& k, const TuningRequest& request,
+                           const std::vector<TensorSpec>& args, const std::string& target,
+                           const std::optional<GridSpec>& grid, std::ostream& err) {
+  std::vector<Shape> shapes;
+  for (const TensorSpec& a : args) shapes.push_back(a.shape);
+  std::optional<LaunchChoice> tuned;
+  if (request.config) {
+    // What the sweep lists as forbidden, with its reason, rather than a launch's later failure.
+    if (std::optional<std::string> why = config_rejection(*request.tunable, *request.config, args, target)) {
+      throw UserError("err_config_forbidden", k.name, {},
+                      fmt::format("{}: forbidden on {}: {}", request.described_as, target, *why));
+    }
+    tuned = LaunchChoice{request.tunable->launch(*request.config, shapes), request.config, false};
+  } else if (request.tunable) {
+    autotune::TunedLaunch t = autotune::tuned_launch(*request.tunable, args, target);
+    if (!t.autotuned) {
+      err << fmt::format("{}: {}: no autotuned configuration ({}); using {}\n", command, k.name, t.miss, t.config.str());
+    }
+    tuned = LaunchChoice{t.launch, t.config, t.autotuned};
+  }
+  const GridSpec expected = tuned ? tuned->launch.grid() : k.default_grid(shapes);  // validates the shapes
+  if (grid) check_grid_fits(k, *grid, expected, shapes);
+  const Kernel& kernel = tuned ? tuned->launch.kernel() : k.kernel;
+  return {kernel.launch(grid ? *grid : expected), tuned ? tuned->config : std::nullopt, tuned && tuned->autotuned};
+}
+
+}  // namespace nki::cli
