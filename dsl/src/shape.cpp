@@ -26,4 +26,13 @@ std::vector<std::int64_t> row_major_strides(const Shape& s) {
   return strides;
 }
 
+std::vector<std::int64_t> coord_of_flat(const Shape& shape, std::int64_t flat) {
+  std::vector<std::int64_t> c(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    c[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return c;
+}
+
 }  // namespace nki

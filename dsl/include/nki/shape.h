@@ -15,5 +15,7 @@ std::string shape_str(const Shape& s);
 std::int64_t shape_elements(const Shape& s);
 /** Row-major (C order) strides in elements, dimension 0 first. */
 std::vector<std::int64_t> row_major_strides(const Shape& s);
+/** The coordinates of row-major element `flat` of `shape` (messages name elements this way). */
+std::vector<std::int64_t> coord_of_flat(const Shape& shape, std::int64_t flat);
 
 }  // namespace nki

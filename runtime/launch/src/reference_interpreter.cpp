@@ -52,16 +52,6 @@ SourceLoc loc_of(const ir::Op& op) {
       op);
 }
 
-/** Tile coordinates of row-major element `flat` of `shape`. */
-std::vector<std::int64_t> coord_of_flat(const Shape& shape, std::int64_t flat) {
-  std::vector<std::int64_t> c(shape.size());
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    c[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return c;
-}
-
 /** Row-major iteration over a tile shape. */
 bool next_coord(std::vector<std::int64_t>& c, const Shape& shape) {
   for (int d = static_cast<int>(c.size()) - 1; d >= 0; --d) {
@@ -1055,11 +1045,7 @@ class ReferenceProgram final : public Program {
       const std::int64_t n = shape_elements(t.shape);
       for (std::int64_t i = 0; i < n; ++i) {
         if (w[static_cast<std::size_t>(i)].load(std::memory_order_relaxed) != kNeverWritten) continue;
-        std::vector<std::int64_t> idx(t.shape.size());
-        for (std::size_t d = t.shape.size(), r = static_cast<std::size_t>(i); d-- > 0;) {
-          idx[d] = static_cast<std::int64_t>(r % static_cast<std::size_t>(t.shape[d]));
-          r /= static_cast<std::size_t>(t.shape[d]);
-        }
+        const std::vector<std::int64_t> idx = coord_of_flat(t.shape, i);
         std::int64_t missing = 0;
         for (std::int64_t j = i; j < n; ++j) missing += w[static_cast<std::size_t>(j)].load() == kNeverWritten;
         throw UserError("err_tensor_output_not_written_to", ir_->name, t.loc,
