@@ -141,11 +141,11 @@ namespace {
 LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& args, int pass,
                          std::vector<std::vector<std::int64_t>>* marked) {
   const Kernel& k = self.kernel();
-  const GridSpec& grid_ = self.grid();
-  const LaunchOptions& options_ = self.options();
-  refuse_nested_launch(k, grid_, args.size());
+  const GridSpec& grid = self.grid();
+  const LaunchOptions& options = self.options();
+  refuse_nested_launch(k, grid, args.size());
   const sim::Device& device =
-      options_.device ? *options_.device : (args.empty() ? sim::Device::default_device() : args[0].device());
+      options.device ? *options.device : (args.empty() ? sim::Device::default_device() : args[0].device());
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (!args[i].device().same_as(device)) {
       throw UserError("err_argument_device", k.name(), {},
@@ -154,10 +154,10 @@ LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& arg
   }
 
   LaunchResult result;
-  result.grid = grid_;
+  result.grid = grid;
   Communicator& world = communicator();
-  const bool span = options_.span_ranks && world.ranks() > 1;
-  if (span && options_.checked) {
+  const bool span = options.span_ranks && world.ranks() > 1;
+  if (span && options.checked) {
     // Checked mode keeps who-wrote-what for the whole launch in one process.
     throw UserError("err_checked_spans_ranks", k.name(), {},
                     fmt::format("checked mode runs a launch in one process, but this one would spread over {} MPI "
@@ -168,11 +168,11 @@ LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& arg
   std::vector<CoreSchedule> all;  // spanning ranks: every core of the world
   if (span) {
     // The world's cores, of which this rank's chip runs its own (their ids stay global).
-    all = place_instances(grid_, device.cores() * world.ranks(), k.name(), options_.unannotated_cores);
+    all = place_instances(grid, device.cores() * world.ranks(), k.name(), options.unannotated_cores);
     result.cores.assign(all.begin() + first_core, all.begin() + first_core + device.cores());
     first_core = 0;
   } else {
-    result.cores = place_instances(grid_, device.cores(), k.name(), options_.unannotated_cores);
+    result.cores = place_instances(grid, device.cores(), k.name(), options.unannotated_cores);
   }
 
   std::vector<Shape> shapes;
@@ -181,7 +181,7 @@ LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& arg
     shapes.push_back(t.shape());
     dtypes.push_back(t.dtype());
   }
-  const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, grid_, device.spec().nc_version);
+  const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, grid, device.spec().nc_version);
   const ir::KernelIR& ir = *traced->ir;
   result.ir_text = traced->text;
   result.ir_hash = traced->hash;
@@ -192,17 +192,17 @@ LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& arg
 
   // One program per core: SPMD cores share one artifact; MPMD cores each get their own.
   std::vector<std::shared_ptr<const Program>> programs(result.cores.size());
-  if (options_.executor == Executor::halide && !options_.checked) {
+  if (options.executor == Executor::halide && !options.checked) {
     // Compiled code clamps masked-off reads; bounds the validator could not prove are checked first.
-    check_bounds_at_run_time(ir, grid_.logical_shape(), traced->unproven);
-    CorePrograms p = programs_for_cores(k.name(), *traced, result.cores, std::string(device.spec().name), options_.mode,
-                                        options_.layer_unroll_factor, first_core);
+    check_bounds_at_run_time(ir, grid.logical_shape(), traced->unproven);
+    CorePrograms p = programs_for_cores(k.name(), *traced, result.cores, std::string(device.spec().name), options.mode,
+                                        options.layer_unroll_factor, first_core);
     programs = std::move(p.programs);
     result.compiled = p.distinct_compiled;
     result.reused = p.distinct_reused;
     result.artifact_keys = std::move(p.distinct_keys);
   } else {
-    const std::shared_ptr<const Program> reference = make_reference_program(traced->ir, options_.checked);
+    const std::shared_ptr<const Program> reference = make_reference_program(traced->ir, options.checked);
     for (auto& p : programs) p = reference;
   }
 
@@ -231,7 +231,7 @@ LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& arg
   }
 
   // Checked mode keeps launch-wide state (who wrote what) in its one program.
-  if (options_.checked) programs.front()->begin_launch(bindings);
+  if (options.checked) programs.front()->begin_launch(bindings);
   // A plain launch is a world of one rank: each busy core's collectives meet no one but itself;
   // core_barrier and sendrecv meet the logical core's two cores (its own hub, cores in different instances).
   std::vector<std::unique_ptr<WorldCollectives>> solo;
@@ -265,10 +265,10 @@ LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& arg
     const AtomicSumsScope atomic_sums(bindings, has_atomic_updates(ir));
     run_on_cores(ir.name, programs, bindings, result.cores, links, prints, cores_hub.get());
   }
-  if (options_.checked) programs.front()->end_launch(bindings);
+  if (options.checked) programs.front()->end_launch(bindings);
   // nl.device_print: instance order (each instance's lines in the order it printed them), whatever core ran it.
   std::stable_sort(prints.begin(), prints.end(), [](const DevicePrint& a, const DevicePrint& b) { return a.pid < b.pid; });
-  std::ostream& print_to = options_.device_print != nullptr ? *options_.device_print : std::cout;
+  std::ostream& print_to = options.device_print != nullptr ? *options.device_print : std::cout;
   for (const DevicePrint& p : prints) print_to << p.text << '\n';
   if (!prints.empty()) print_to.flush();
 
