@@ -189,6 +189,7 @@ TEST_CASE("nki profile --autotune - profiles the configuration nki bench recorde
   // Another dtype has no record: the defaults.
   const CliResult fp32 = run_cli({"profile", "tensor_add_tiled", "--shape", "256x1024", "--shape", "256x1024", "--autotune"});
   CHECK(second_line(fp32.out) == "configuration P=128 F=512 (defaults: none autotuned)");
+  CHECK(fp32.err == "nki profile: tensor_add_tiled: no autotuned configuration (no record); using P=128 F=512\n");
 }
 
 TEST_CASE("nki profile --autotune - without a record it says so on stderr, as nki run does, and profiles the defaults") {

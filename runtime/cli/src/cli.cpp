@@ -100,7 +100,7 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
     if (mesh.parsed()) return mesh.run(out);
     if (cache_cmd.parsed()) return cache_cmd.run(out);
     if (compile_cmd.parsed()) return compile_cmd.run(registry, out, err);
-    if (profile.parsed()) return profile.run(out);
+    if (profile.parsed()) return profile.run(out, err);
     if (bench.parsed()) return bench.run(out, err);
     return run_cmd.run(out, err);
   } catch (const Interrupted&) {

@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -104,7 +103,6 @@ ProfileCommand::~ProfileCommand() = default;
 
 bool ProfileCommand::parsed() const { return s_->cmd->parsed(); }
 
-int ProfileCommand::run(std::ostream& out) const { return run(out, std::cerr); }
 
 int ProfileCommand::run(std::ostream& out, std::ostream& err) const {
   const State& s = *s_;

@@ -29,8 +29,6 @@ class ProfileCommand {
   bool parsed() const;
   /** Notes (no autotuned configuration) go to `err`. */
   int run(std::ostream& out, std::ostream& err) const;
-  /** The same with notes on std::cerr. */
-  int run(std::ostream& out) const;
 
  private:
   struct State;

@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "argument_flags.h"
-#include "nki/autotune.h"
+#include "launch_choice.h"
 #include "nki/communicator.h"
 #include "nki/npy.h"
 #include "nki/simulator/target.h"
@@ -49,16 +49,6 @@ struct RunFiles {
   std::vector<NpyArray> arrays;
 };
 
-/** A row-major flat index as the index of each dimension of `shape`. */
-std::vector<std::int64_t> unflatten(std::int64_t flat, const Shape& shape) {
-  std::vector<std::int64_t> idx(shape.size());
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    idx[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return idx;
-}
-
 std::string schedule_json(const std::string& kernel, const LaunchResult& r) {
   nlohmann::ordered_json j;
   j["kernel"] = kernel;
@@ -68,18 +58,6 @@ std::string schedule_json(const std::string& kernel, const LaunchResult& r) {
   for (const CoreSchedule& c : r.cores) cores.push_back({{"nc", c.nc}, {"instances", c.instances}});
   j["cores"] = cores;
   return j.dump(2) + "\n";
-}
-
-/** With --autotune, the kernel's tunable family (refused when it has none); else nullptr. */
-const TunableKernel* find_tunable(const KernelRegistry& registry, const RegisteredKernel& k, bool autotune) {
-  if (!autotune) return nullptr;
-  const TunableKernel* tunable = registry.find_tunable(k.name);
-  if (tunable == nullptr) {
-    throw UserError("err_not_tunable", k.name, {},
-                    fmt::format("--autotune: has no tile parameters to tune; tunable kernels: {}",
-                                fmt::join(registry.tunable_names(), ", ")));
-  }
-  return tunable;
 }
 
 CheckedFlags check_flags(const RunFlags& s, const RegisteredKernel& k) {
@@ -128,33 +106,11 @@ void claim_outputs_and_read_inputs(const RunFlags& s, RunFiles& files) {
  * The kernel and grid to launch: with --autotune the configuration `nki bench` recorded
  * (or the defaults, saying why on `err`), else the registered kernel; --grid when it fits.
  */
-/** What ran, for the summary line: the launch, and the tuned configuration when --autotune chose one. */
-struct ChosenLaunch {
-  BoundLaunch launch;
-  std::string tuning;  ///< "autotuned P=64,F=2048", "defaults P=128,F=512 (no autotuned configuration)", or empty
-};
-
-ChosenLaunch choose_launch(const RunFlags& s, const RegisteredKernel& k, const TunableKernel* tunable,
+LaunchChoice choose_launch(const RunFlags& s, const RegisteredKernel& k, const TuningRequest& request,
                            const CheckedFlags& flags, const RunFiles& files, std::ostream& err) {
-  std::vector<Shape> shapes;
-  for (const NpyArray& x : files.arrays) shapes.push_back(x.shape);
-  std::optional<BoundLaunch> tuned;
-  std::string tuning;
-  if (tunable) {
-    std::vector<TensorSpec> specs;
-    for (const NpyArray& x : files.arrays) specs.push_back({x.shape, argument_dtype(x, flags.dtype)});
-    autotune::TunedLaunch t = autotune::tuned_launch(*tunable, specs, s.target);
-    if (!t.autotuned) err << fmt::format("nki run: {}: no autotuned configuration ({}); using {}\n", k.name, t.miss, t.config.str());
-    tuning = t.autotuned ? "autotuned " + t.config.str() : "defaults " + t.config.str() + " (no autotuned configuration)";
-    tuned = t.launch;
-  }
-  const GridSpec expected = tuned ? tuned->grid() : k.default_grid(shapes);  // validates the shapes
-  GridSpec grid = expected;
-  if (flags.grid) {
-    grid = *flags.grid;
-    check_grid_fits(k, grid, expected, shapes);
-  }
-  return {(tuned ? tuned->kernel() : k.kernel).launch(grid), tuning};
+  std::vector<TensorSpec> specs;
+  for (const NpyArray& x : files.arrays) specs.push_back({x.shape, argument_dtype(x, flags.dtype)});
+  return choose_tuned_launch("nki run", k, request, specs, s.target, flags.grid, err);
 }
 
 /**
@@ -162,7 +118,7 @@ ChosenLaunch choose_launch(const RunFlags& s, const RegisteredKernel& k, const T
  * "nki run: tensor_add_nc2 ran grid spmd_dim(2,nc(2)),4 (16 instances on 2 cores) with the halide
  * executor, not checked (--checked runs checked mode); wrote c.npy".
  */
-std::string summary_line(const RegisteredKernel& k, const RunFlags& s, const ChosenLaunch& chosen, const LaunchResult& r) {
+std::string summary_line(const RegisteredKernel& k, const RunFlags& s, const LaunchChoice& chosen, const LaunchResult& r) {
   std::size_t busy = 0;
   for (const CoreSchedule& c : r.cores) busy += c.instances.empty() ? 0 : 1;
   const std::int64_t instances = r.grid.instances();
@@ -172,7 +128,10 @@ std::string summary_line(const RegisteredKernel& k, const RunFlags& s, const Cho
                                     : fmt::format("with the {} executor, not checked (--checked runs checked mode)", s.executor);
   std::string line = fmt::format("nki run: {} ran {} ({} instance{} on {} core{}) {}", k.name, grid, instances,
                                  instances == 1 ? "" : "s", busy, busy == 1 ? "" : "s", how);
-  if (!chosen.tuning.empty()) line += "; " + chosen.tuning;
+  if (chosen.config) {
+    line += chosen.autotuned ? "; autotuned " + chosen.config->str()
+                             : "; defaults " + chosen.config->str() + " (no autotuned configuration)";
+  }
   line += "; wrote " + s.output;
   if (s.schedule) line += " and " + *s.schedule;
   return line + "\n";
@@ -239,11 +198,12 @@ int RunCommand::run(std::ostream& out, std::ostream& err) const {
   const KernelRegistry& registry = *s_->registry;
   const SigintStopsLaunch sigint;
   const RegisteredKernel& k = registry.at(s.kernel);
-  const TunableKernel* tunable = find_tunable(registry, k, s.autotune);
+  TuningRequest request;
+  if (s.autotune) request.tunable = &require_tunable(registry, k.name, "--autotune: has no tile parameters to tune");
   const CheckedFlags flags = check_flags(s, k);  // the flags first (cheap), then the files
   RunFiles files;
   claim_outputs_and_read_inputs(s, files);
-  ChosenLaunch chosen = choose_launch(s, k, tunable, flags, files, err);
+  LaunchChoice chosen = choose_launch(s, k, request, flags, files, err);
 
   sim::Device device(s.target, 2);
   std::vector<Tensor> args;
@@ -264,7 +224,7 @@ int RunCommand::run(std::ostream& out, std::ostream& err) const {
     const Tensor& t = r.outputs.front();
     err << fmt::format("nki run: {}: warning: no instance wrote {} of {} elements of the output (the first [{}]); they are "
                        "written as 0 to {}. --checked names the first read or write that went wrong\n",
-                       k.name, u.count, t.elements(), fmt::join(unflatten(u.first, t.shape()), ","), s.output);
+                       k.name, u.count, t.elements(), fmt::join(coord_of_flat(t.shape(), u.first), ","), s.output);
   }
   if (!s.quiet) out << summary_line(k, s, chosen, r);
   return 0;
