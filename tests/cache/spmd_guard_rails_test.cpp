@@ -82,14 +82,15 @@ TEST_CASE("single-artifact assertion: an MPMD launch splinters, an error under N
   REQUIRE(r.artifact_keys.size() == 2);
   StrictEnv strict("1");
   nki::cache::forget_loaded();
+  const int line = __LINE__ + 1;
   const std::string msg = test::user_error_of([&] { k[nl::nc(2)].with(mpmd).run({a}); });
   const auto& keys = r.artifact_keys;
   const std::string k0 = std::min(keys[0], keys[1]), k1 = std::max(keys[0], keys[1]);
   const int r0 = k0 == keys[0] ? 0 : 1;
-  CHECK(msg == fmt::format("splinter: err_spmd_artifact_splinter: kernel IR {} resolved to 2 artifacts instead of one "
+  CHECK(msg == fmt::format("splinter (tests/cache/spmd_guard_rails_test.cpp:{}): err_spmd_artifact_splinter: kernel IR {} resolved to 2 artifacts instead of one "
                            "shared by every core: {} staged by ranks {}; {} staged by ranks {}; launch SPMD (the "
                            "default) so the rank is a run-time value",
-                           r.ir_hash, k0, r0, k1, 1 - r0));
+                           line, r.ir_hash, k0, r0, k1, 1 - r0));
   // SPMD under strict: one artifact, no error.
   CHECK(k[nl::nc(2)].run({a}).artifact_keys.size() == 1);
 }

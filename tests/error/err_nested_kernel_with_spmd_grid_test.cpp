@@ -18,13 +18,15 @@ const nki::Kernel& inner_copy() {
 }
 }  // namespace
 
-// The launch syntax kernel[grid](args...) has no source location, so the message names the kernels only.
+// The message names the line of the inner launch call (nki::CallSite), inside the outer kernel's body.
 TEST_CASE("err_nested_kernel_with_spmd_grid - a kernel body launches another kernel on a grid") {
+  static int launch_line = 0;
   const nki::Kernel outer = nki::jit(
       "outer_launcher",
       [](nl::tensor a) {
         auto out = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm);
         nki::Tensor host({256, 8}, nki::DType::fp32);
+        launch_line = __LINE__ + 1;
         inner_copy()[2](host);
         auto [ip, jf] = nl::mgrid(128, 8);
         nl::store(out[ip, jf], nl::load(a[ip, jf]));
@@ -33,8 +35,11 @@ TEST_CASE("err_nested_kernel_with_spmd_grid - a kernel body launches another ker
       {"a"});
   auto a = nki::Tensor::from_floats({256, 8}, nki::DType::fp32, test::random_floats(256 * 8, 1));
   const std::string msg = test::user_error_of([&] { outer(a); });
-  CHECK(msg == "outer_launcher: err_nested_kernel_with_spmd_grid: kernel inner_copy is launched while kernel outer_launcher "
-        "is being traced; a kernel cannot launch another kernel with a grid (call a plain C++ helper instead)");
+  CHECK(msg == fmt::format("outer_launcher (tests/error/err_nested_kernel_with_spmd_grid_test.cpp:{}): "
+                           "err_nested_kernel_with_spmd_grid: kernel inner_copy is launched while kernel outer_launcher "
+                           "is being traced; a kernel cannot launch another kernel with a grid (call a plain C++ helper "
+                           "instead)",
+                           launch_line));
 }
 
 TEST_CASE("err_nested_kernel_with_spmd_grid - the launching kernel still works once the nested launch is gone") {

@@ -21,9 +21,12 @@ const nki::Kernel& first_tile_copy() {
 
 TEST_CASE("a tensor of 2^31 elements is refused by the halide executor with the limit and the alternative") {
   nki::Tensor a({1, std::int64_t{1} << 31}, nki::DType::bf16);  // 4 GiB, never touched
+  const int line = __LINE__ + 1;
   CHECK(test::user_error_of([&] { first_tile_copy().launch({}).run({a}); }) ==
-        "first_tile_copy: err_tensor_too_large: tensor a [1,2147483648] has 2147483648 elements; the halide executor "
-        "indexes with 32-bit integers (at most 2147483647); use the reference executor");
+        fmt::format("first_tile_copy (tests/error/size_limits_test.cpp:{}): err_tensor_too_large: tensor a [1,2147483648] "
+                    "has 2147483648 elements; the halide executor indexes with 32-bit integers (at most 2147483647); use "
+                    "the reference executor",
+                    line));
 }
 
 TEST_CASE("a shape whose element count overflows 64 bits is refused") {

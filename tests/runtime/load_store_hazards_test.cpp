@@ -81,9 +81,10 @@ TEST_CASE("one tensor passed as two arguments of a kernel that writes one of the
       },
       {"dst", "src"});
   auto a = nki::Tensor::from_floats({128, 8}, nki::DType::fp32, iota(128 * 8));
+  const int line = __LINE__ + 1;
   CHECK(test::user_error_of([&] { k.launch({}).run({a, a}); }) ==
-        "copy_into: err_aliased_arguments: arguments dst and src are the same tensor and the kernel writes dst; pass "
-        "distinct tensors");
+        fmt::format("copy_into (tests/runtime/load_store_hazards_test.cpp:{}): err_aliased_arguments: arguments dst and "
+                    "src are the same tensor and the kernel writes dst; pass distinct tensors", line));
   auto b = nki::Tensor::from_floats({128, 8}, nki::DType::fp32, std::vector<float>(128 * 8, 0.0f));
   k.launch({}).run({b, a});
   CHECK(b.to_floats()[1000] == 1000.0f);

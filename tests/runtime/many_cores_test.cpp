@@ -36,10 +36,13 @@ TEST_CASE("arguments on another device than the launch are refused") {
   nki::sim::Device other("trn2", 2);
   auto a = nki::Tensor::from_floats({128, 512}, nki::DType::fp32, test::random_floats(128 * 512, 1));
   auto b = nki::Tensor::from_floats({128, 512}, nki::DType::fp32, test::random_floats(128 * 512, 2), other);
+  const int line = __LINE__ + 1;
   CHECK(test::user_error_of([&] { nki::kernels::tensor_add()[1, 1](a, b); }) ==
-        "tensor_add: err_argument_device: argument 1 lives on another device than the launch");
+        fmt::format("tensor_add (tests/runtime/many_cores_test.cpp:{}): err_argument_device: argument 1 lives on another "
+                    "device than the launch", line));
   CHECK(test::user_error_of([&] { nki::kernels::tensor_add()[1, 1](a); }) ==
-        "tensor_add: err_argument_count: the kernel takes 2 tensors, 1 were passed");
+        fmt::format("tensor_add (tests/runtime/many_cores_test.cpp:{}): err_argument_count: the kernel takes 2 tensors, "
+                    "1 were passed", line + 3));
 }
 
 TEST_CASE("tensors and launches keep what they need alive: a device or kernel handle may go first") {

@@ -39,10 +39,12 @@ TEST_CASE("a grid whose placement would not fit in host memory is refused with t
   nki::sim::Device chip("trn2", 2);
   auto a = nki::Tensor::from_floats({128, 512}, nki::DType::fp32, test::random_floats(128 * 512, 1), chip);
   const std::int64_t in_use = chip.hbm().bytes_in_use();
+  const int line = __LINE__ + 1;
   CHECK(test::user_error_of([&] { nki::kernels::tensor_add()[nl::spmd_dim(nl::nc(2), n), 1](a, a); }) ==
-        fmt::format("tensor_add: err_grid_too_large: grid \"spmd_dim(nc(2),1099511627776),1\" has {} instances; "
-                    "placing them on cores needs {} bytes, more than the host's {} bytes of memory",
-                    2 * n, 2 * n * 40, kHost));
+        fmt::format("tensor_add (tests/runtime/memory_limits_test.cpp:{}): err_grid_too_large: grid "
+                    "\"spmd_dim(nc(2),1099511627776),1\" has {} instances; placing them on cores needs {} bytes, more "
+                    "than the host's {} bytes of memory",
+                    line, 2 * n, 2 * n * 40, kHost));
   CHECK(chip.hbm().bytes_in_use() == in_use);
 }
 
@@ -73,17 +75,20 @@ TEST_CASE("per-instance private HBM times the busy cores is checked against free
   const std::int64_t free_hbm = chip.hbm().capacity() - chip.hbm().bytes_in_use();
   for (nki::Executor ex : {nki::Executor::reference, nki::Executor::halide}) {
     CAPTURE(nki::executor_name(ex));
+    const int line = __LINE__ + 1;
     CHECK(test::user_error_of([&] { private_scratch_kernel()[nl::nc(8)].with({ex, nullptr}).run({a}); }) ==
-          fmt::format("private_scratch: err_hbm_out_of_memory: its private_hbm tensors take {} bytes on each of 8 "
-                      "NeuronCores ({} bytes), more than the {} bytes of HBM free",
-                      per_core, 8 * per_core, free_hbm));
+          fmt::format("private_scratch (tests/runtime/memory_limits_test.cpp:{}): err_hbm_out_of_memory: its private_hbm "
+                      "tensors take {} bytes on each of 8 NeuronCores ({} bytes), more than the {} bytes of HBM free",
+                      line, per_core, 8 * per_core, free_hbm));
   }
   // Two cores fit in HBM (32 GiB of 96); on a host with less memory than that, the host's limit refuses it.
   if (2 * per_core > kHost) {
-    CHECK(test::user_error_of([&] {
-            private_scratch_kernel()[nl::nc(2)].with({nki::Executor::reference, nullptr}).run({a});
-          }) == fmt::format("private_scratch: err_host_out_of_memory: its per-instance tensors take {} bytes on each of "
-                            "2 NeuronCores ({} bytes), more than the host's {} bytes of memory",
-                            per_core, 2 * per_core, kHost));
+    const nki::BoundLaunch two = private_scratch_kernel()[nl::nc(2)].with({nki::Executor::reference, nullptr});
+    const int line = __LINE__ + 1;
+    CHECK(test::user_error_of([&] { two.run({a}); }) ==
+          fmt::format("private_scratch (tests/runtime/memory_limits_test.cpp:{}): err_host_out_of_memory: its "
+                      "per-instance tensors take {} bytes on each of 2 NeuronCores ({} bytes), more than the host's {} "
+                      "bytes of memory",
+                      line, per_core, 2 * per_core, kHost));
   }
 }

@@ -285,7 +285,16 @@ LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& arg
 
 }  // namespace
 
-LaunchResult BoundLaunch::run(const std::vector<Tensor>& args) const {
+LaunchResult BoundLaunch::run(const std::vector<Tensor>& args, CallSite site) const {
+  try {
+    return run_finding_unwritten(args);
+  } catch (const UserError& e) {
+    if (!e.location().file.empty() || site.loc.file.empty()) throw;
+    throw UserError(e.name(), e.kernel(), site.loc, e.detail());  // no line of the body explains it: the call's
+  }
+}
+
+LaunchResult BoundLaunch::run_finding_unwritten(const std::vector<Tensor>& args) const {
   if (!options_.find_unwritten || options_.checked) return launch_once(*this, args, 0, nullptr);
   std::vector<std::vector<std::int64_t>> first, second;
   LaunchResult result = launch_once(*this, args, 1, &first);

@@ -62,13 +62,13 @@ BenchmarkResult benchmark_launch(const BoundLaunch& launch, const std::vector<Te
     throw UserError("err_invalid_benchmark", launch.kernel().name(), {},
                     fmt::format("warmup {} and iters {}: warmup must be >= 0 and iters >= 1", warmup, iters));
   }
-  for (int i = 0; i < warmup; ++i) (void)launch.run(args);
+  for (int i = 0; i < warmup; ++i) (void)launch.run(args, CallSite::unknown());
   BenchmarkResult r;
   r.warmup = warmup;
   r.iters = iters;
   for (int i = 0; i < iters; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    (void)launch.run(args);
+    (void)launch.run(args, CallSite::unknown());
     const auto t1 = std::chrono::steady_clock::now();
     r.samples_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }

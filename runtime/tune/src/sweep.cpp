@@ -112,7 +112,7 @@ void measure(const TunableKernel& k, SweepRow& row, const std::vector<TensorSpec
       tensor_busy_us / (estimate.latency_us * static_cast<double>(std::max<std::size_t>(1, estimate.cores.size())));
   row.simulated_tflops = static_cast<double>(row.flops) / (row.simulated_us * 1e6);
   if (iters == 0) return;
-  const LaunchResult first = launch.run(tensors);  // compiles; checked before timing
+  const LaunchResult first = launch.run(tensors, CallSite::unknown());  // compiles; checked before timing
   same.check(row.config, first.outputs.at(0));
   std::int64_t bytes = 0;
   for (const Tensor& t : tensors) bytes += t.bytes();

@@ -77,6 +77,29 @@ struct LaunchResult {
 
 struct TracedKernel;  // nki/traced_kernel.h
 
+/**
+ * Where a launch was called: the caller's file:line. The launch's own user errors, those no
+ * line of the kernel body explains (err_argument_count, err_grid_exceeds_cores,
+ * err_aliased_arguments, ...), carry it. Code that launches on a user's behalf (the nki
+ * command, profile, sweep) passes CallSite::unknown(): its own line would tell the user nothing.
+ */
+struct CallSite {
+  SourceLoc loc;
+  CallSite(std::source_location at = std::source_location::current()) : loc(SourceLoc::from(at)) {}
+  static CallSite unknown() {
+    CallSite c;
+    c.loc = {};
+    return c;
+  }
+};
+
+/** A launch call's first tensor, and the call's CallSite (a default argument cannot follow a pack). */
+struct FirstArgument {
+  const Tensor& tensor;
+  CallSite site;
+  FirstArgument(const Tensor& t, std::source_location at = std::source_location::current()) : tensor(t), site(at) {}
+};
+
 class Kernel;
 
 /** kernel[grid]: a kernel bound to a launch grid, ready to be called. */
@@ -89,17 +112,20 @@ class BoundLaunch {
     return *this;
   }
   /** Runs and returns every detail of the launch. */
-  LaunchResult run(const std::vector<Tensor>& args) const;
+  LaunchResult run(const std::vector<Tensor>& args, CallSite site = {}) const;
   /** Runs and returns the kernel's (first) output. */
   template <class... T>
-  Tensor operator()(const T&... args) const {
-    return first_output(run(std::vector<Tensor>{args...}));
+  Tensor operator()(FirstArgument first, const T&... rest) const {
+    return first_output(run(std::vector<Tensor>{first.tensor, rest...}, first.site));
   }
+  /** A launch of a kernel without arguments. */
+  Tensor operator()(CallSite site = {}) const { return first_output(run({}, site)); }
   const GridSpec& grid() const { return grid_; }
   const Kernel& kernel() const { return *kernel_; }
   const LaunchOptions& options() const { return options_; }
 
  private:
+  LaunchResult run_finding_unwritten(const std::vector<Tensor>& args) const;  ///< run, less the call site
   Tensor first_output(LaunchResult r) const;
   std::shared_ptr<const Kernel> kernel_;  ///< a copy of the handle: the launch outlives temporaries
   GridSpec grid_;
@@ -130,9 +156,10 @@ class Kernel {
   BoundLaunch launch(GridSpec grid) const { return BoundLaunch(*this, std::move(grid)); }
   /** Launch without a grid (program_ndim() == 0). */
   template <class... T>
-  Tensor operator()(const T&... args) const {
-    return BoundLaunch(*this, GridSpec{})(args...);
+  Tensor operator()(FirstArgument first, const T&... rest) const {
+    return BoundLaunch(*this, GridSpec{})(first, rest...);
   }
+  Tensor operator()(CallSite site = {}) const { return BoundLaunch(*this, GridSpec{})(site); }
 
   /**
    * The validated trace for these argument shapes/dtypes and this grid, on a target of NeuronCore
