@@ -14,15 +14,15 @@ TEST_CASE("nki compile: MPMD by default with a hint to pass --spmd, SPMD with --
   CHECK(m.status == 0);
   CHECK(m.err.find("nki compile: compiling MPMD, one artifact per core; pass --spmd to compile one artifact that every "
                    "core shares\n") != std::string::npos);
-  CHECK(m.out.starts_with("tensor_add: MPMD on 8 cores, grid spmd_dim(2,nc(2)),2: 2 artifacts compiled, 0 reused\n  NC0 "));
+  CHECK(m.out.starts_with("tensor_add_nc2: MPMD on 8 cores, grid spmd_dim(2,nc(2)),2: 2 artifacts compiled, 0 reused\n  NC0 "));
   std::vector<std::string> spmd = args;
   spmd.push_back("--spmd");
   const clitest::CliResult s1 = run_cli(spmd);
   CHECK(s1.status == 0);
   CHECK(s1.err.empty());
-  CHECK(s1.out.starts_with("tensor_add: SPMD on 8 cores, grid spmd_dim(2,nc(2)),2: 1 artifact compiled, 0 reused\n"));
+  CHECK(s1.out.starts_with("tensor_add_nc2: SPMD on 8 cores, grid spmd_dim(2,nc(2)),2: 1 artifact compiled, 0 reused\n"));
   const clitest::CliResult s2 = run_cli(spmd);
-  CHECK(s2.out.starts_with("tensor_add: SPMD on 8 cores, grid spmd_dim(2,nc(2)),2: 0 artifacts compiled, 1 reused\n"));
+  CHECK(s2.out.starts_with("tensor_add_nc2: SPMD on 8 cores, grid spmd_dim(2,nc(2)),2: 0 artifacts compiled, 1 reused\n"));
 
   const clitest::CliResult st = run_cli({"cache", "stats", "--json"});
   CHECK(st.status == 0);

@@ -49,11 +49,11 @@ TEST_CASE("nki compile: --spmd compiles one artifact for the world, MPMD one per
   CHECK(m.status == 0);
   CHECK(m.err == "nki compile: compiling MPMD, one artifact per core; pass --spmd to compile one artifact that every "
                  "core shares\n");
-  CHECK(m.out.starts_with("tensor_add: MPMD on 8 cores, grid spmd_dim(2,nc(2)),2: 2 artifacts compiled, 0 reused\n"));
+  CHECK(m.out.starts_with("tensor_add_nc2: MPMD on 8 cores, grid spmd_dim(2,nc(2)),2: 2 artifacts compiled, 0 reused\n"));
   const clitest::CliResult s = run_cli(with(kTensorAddNc2, {"--spmd", "--output", dir.file("spmd")}));
   CHECK(s.status == 0);
   CHECK(s.err.empty());
-  CHECK(s.out.starts_with("tensor_add: SPMD on 8 cores, grid spmd_dim(2,nc(2)),2: 1 artifact compiled, 0 reused\n"));
+  CHECK(s.out.starts_with("tensor_add_nc2: SPMD on 8 cores, grid spmd_dim(2,nc(2)),2: 1 artifact compiled, 0 reused\n"));
   CHECK(entries(dir.path() / "mpmd" / "artifacts").size() == 2);
   REQUIRE(entries(dir.path() / "spmd" / "artifacts").size() == 1);
 

@@ -35,7 +35,7 @@ TEST_CASE("nki profile - the text report of the multi-core tensor add") {
   const CliResult r = run_cli({"profile", "tensor_add_nc2", "--shape", "512x2048", "--shape", "512x2048", "--dtype", "bf16"});
   CHECK(r.status == 0);
   CHECK(r.err.empty());
-  CHECK(r.out.starts_with("kernel tensor_add on trn2, grid spmd_dim(2,nc(2)),4\nestimated device latency: "));
+  CHECK(r.out.starts_with("kernel tensor_add_nc2 on trn2, grid spmd_dim(2,nc(2)),4\nestimated device latency: "));
   CHECK(r.out.find("\nFLOPs: 0 (hardware FLOP utilization 0.0%)\nDMA: 6291456 bytes, achieved ") != std::string::npos);
   CHECK(r.out.find("\ninstructions: 64\nNC0: ") != std::string::npos);
   CHECK(r.out.find(", 8 instances, 3145728 DMA bytes\n  engine        busy_us  utilization  instructions\n") != std::string::npos);

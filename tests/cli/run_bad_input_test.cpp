@@ -445,7 +445,7 @@ TEST_CASE("cli: unexpected arguments and unknown options are refused, naming the
                                  "--threads", "4"});
     CHECK(r.status == 2);
     CHECK(r.err == "nki run: unknown option \"--threads\"; the options are --help, --input, --output, --dtype, --grid, "
-                   "--schedule, --executor, --target, --checked, --dump-ir, --autotune, --quiet\n");
+                   "--schedule, --executor, --target, --checked, --dump-ir, --autotune, --config, --quiet\n");
     CHECK(!std::filesystem::exists("c.npy"));
   }
   SUBCASE("an argument to list") {

@@ -78,3 +78,37 @@ TEST_CASE("cli: nki run warns when no instance wrote some elements of the output
   CHECK(got.data[64 * 64] == 0.0f);
   CHECK(got.data[128 * 64 - 1] == 0.0f);
 }
+
+TEST_CASE("cli: nki run --config runs that configuration, names it, and refuses what nki profile refuses") {
+  TempDir dir;
+  write_iota_npy(dir.file("a.npy"), {256, 1024});
+  write_iota_npy(dir.file("b.npy"), {256, 1024});
+  const std::string c = dir.file("c.npy");
+  const CliResult r = run_tensor_add(dir, "tensor_add_tiled", {"--config", "P=64,F=256"});
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  // P=64: 256 rows are two rows of tiles per core, so the grid is spmd_dim(2,nc(2)).
+  CHECK(r.out == "nki run: tensor_add_tiled ran grid spmd_dim(2,nc(2)) (4 instances on 2 cores) with the halide executor, "
+                 "not checked (--checked runs checked mode); configuration P=64 F=256 (--config); wrote " + c + "\n");
+  const nki::NpyArray got = nki::read_npy(c);
+  REQUIRE(got.data.size() == 256u * 1024u);
+  for (std::size_t i : {std::size_t{0}, std::size_t{1023}, std::size_t{256 * 1024 - 1}}) {
+    CHECK(got.data[i] == 2.0f * static_cast<float>(i % 1000));
+  }
+  fs::remove(c);
+
+  const auto refused = [&](std::vector<std::string> more, const std::string& line) {
+    const CliResult bad = run_tensor_add(dir, more.front(), {more.begin() + 1, more.end()});
+    CHECK(bad.status == 2);
+    CHECK(bad.out.empty());
+    CHECK(bad.err == line + "\n");
+    CHECK(!fs::exists(c));
+  };
+  refused({"tensor_add_tiled", "--config", "P=64"},
+          "nki run: tensor_add_tiled: err_invalid_config: --config \"P=64\": no value for F; expected a value for each of P, F");
+  refused({"tensor_add_tiled", "--config", "P=64,F=256", "--autotune"},
+          "nki run: tensor_add_tiled: err_conflicting_flags: give --autotune or --config \"P=64,F=256\", not both");
+  refused({"tensor_add_tiled", "--config", "P=256,F=512"},
+          "nki run: tensor_add_tiled: err_config_forbidden: --config \"P=256,F=512\": forbidden on trn2: "
+          "err_num_partition_exceed_arch_limit: P=256 rows exceed the 128 partitions of trn2's SBUF");
+}

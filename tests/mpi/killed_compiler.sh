@@ -42,7 +42,7 @@ if wait "$job"; then
 fi
 
 second=$("${mpirun[@]}" -np 2 "$nki" "${args[@]}" 2>&1)
-expected="tensor_add: SPMD on 2 cores, grid spmd_dim(1,nc(2)),2: 1 artifact compiled, 1 reused"
+expected="tensor_add_nc2: SPMD on 2 cores, grid spmd_dim(1,nc(2)),2: 1 artifact compiled, 1 reused"
 if [[ $(head -1 <<<"$second") != "$expected" ]]; then
   printf 'killed_compiler: expected "%s", got:\n%s\n' "$expected" "$second" >&2
   exit 1

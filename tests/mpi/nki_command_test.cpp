@@ -76,7 +76,7 @@ TEST_CASE("mpi nki run: checked mode, which keeps a whole launch's writes in one
   (void)mpi_test::from_every_rank("");
   const Ran r = nki_command({"run", "tensor_add_nc2", "--input", pa, "--input", pa, "--output", pc, "--checked"});
   CHECK(r.status == 2);
-  CHECK(r.err == fmt::format("nki run: tensor_add: err_checked_spans_ranks: checked mode runs a launch in one process, "
+  CHECK(r.err == fmt::format("nki run: tensor_add_nc2: err_checked_spans_ranks: checked mode runs a launch in one process, "
                              "but this one would spread over {} MPI ranks; run it without mpirun\n",
                              nki::communicator().ranks()));
   CHECK_FALSE(std::filesystem::exists(pc));
@@ -96,7 +96,7 @@ TEST_CASE("mpi nki compile --spmd: the world's cores share one artifact, rank 0 
   std::istringstream lines(r.out);
   std::string line;
   std::getline(lines, line);
-  CHECK(line == fmt::format("tensor_add: SPMD on 4 cores, grid spmd_dim(1,nc(4)),2: 1 artifact compiled, {} reused",
+  CHECK(line == fmt::format("tensor_add_nc2: SPMD on 4 cores, grid spmd_dim(1,nc(4)),2: 1 artifact compiled, {} reused",
                             ranks - 1));
   std::string key;
   for (int core = 0; core < 4; ++core) {

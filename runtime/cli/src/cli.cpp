@@ -12,6 +12,7 @@
 #include "mesh_command.h"
 #include "nki/interrupt.h"
 #include "profile_command.h"
+#include "registered_name.h"
 #include "run_command.h"
 #include "unknown_option.h"
 
@@ -31,6 +32,15 @@ std::string one_line(std::string_view what) {
   }
   while (!s.empty() && (s.back() == ' ' || s.back() == ';')) s.pop_back();
   return s;
+}
+
+/** The kernel name the parsed command was given (its `kernel` positional), or "". */
+std::string asked_kernel(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    const CLI::Option* kernel = sub->get_option_no_throw("kernel");
+    if (kernel != nullptr && !kernel->results().empty()) return kernel->results().front();
+  }
+  return "";
 }
 
 }  // namespace
@@ -107,7 +117,8 @@ int run(int argc, const char* const* argv, const KernelRegistry& registry, std::
     err << command << ": interrupted (SIGINT): every core stopped, no output was written\n";
     return kExitInterrupted;
   } catch (const UserError& e) {
-    err << (command + ": " + one_line(e.what()) + "\n");  // one write: ranks under mpirun share the stream
+    const UserError named = in_registered_name(e, registry, asked_kernel(app));
+    err << (command + ": " + one_line(named.what()) + "\n");  // one write: ranks under mpirun share the stream
     return kExitBadInput;
   } catch (const InternalError& e) {
     err << (command + ": " + one_line(e.what()) + "\n");  // one write: ranks under mpirun share the stream

@@ -154,7 +154,8 @@ int CompileCommand::run(const KernelRegistry& registry, std::ostream& out, std::
   opt.estimate_latency = true;
   opt.mesh = options.device_mesh();  // the world of a kernel that spans ranks: one rank per logical core
   opt.lnc = options.lnc;
-  const CompileReport r = compile(k->kernel.launch(grid), shapes, dtypes, opt);
+  CompileReport r = compile(k->kernel.launch(grid), shapes, dtypes, opt);
+  r.kernel = k->name;  // tensor_add_nc2 is tensor_add's Kernel on another grid: the report names what was asked
   if (communicator().rank() != 0) return 0;  // under MPI the report is the world's: rank 0 writes and prints it
 
   if (dump) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "nki/autotune.h"
+#include "sweep_spec.h"
 
 namespace nki::cli {
 
@@ -11,6 +12,22 @@ const TunableKernel& require_tunable(const KernelRegistry& registry, const std::
   if (const TunableKernel* tunable = registry.find_tunable(name)) return *tunable;
   throw UserError("err_not_tunable", name, {},
                   fmt::format("{}; tunable kernels: {}", why_not, fmt::join(registry.tunable_names(), ", ")));
+}
+
+TuningRequest tuning_request(const KernelRegistry& registry, const RegisteredKernel& k, bool autotune,
+                             const std::optional<std::string>& config) {
+  TuningRequest request;
+  if (autotune && config) {
+    throw UserError("err_conflicting_flags", k.name, {},
+                    fmt::format("give --autotune or --config \"{}\", not both", *config));
+  }
+  if (autotune) request.tunable = &require_tunable(registry, k.name, "--autotune: has no tile parameters to tune");
+  if (config) {
+    request.tunable = &require_tunable(registry, k.name, fmt::format("--config \"{}\": has no tile parameters", *config));
+    request.described_as = fmt::format("--config \"{}\"", *config);
+    request.config = checked_config(*request.tunable, parse_config(*config), request.described_as);
+  }
+  return request;
 }
 
 LaunchChoice choose_tuned_launch(const std::string& command, const RegisteredKernel& k, const TuningRequest& request,

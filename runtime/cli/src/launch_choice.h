@@ -29,6 +29,14 @@ struct TuningRequest {
   std::string described_as;                ///< how messages name the config: --config "P=64,F=2048"
 };
 
+/**
+ * --autotune or --config (parsed, and checked against the kernel's tunable family): what
+ * choose_tuned_launch is asked. Throws nki::UserError err_conflicting_flags for both,
+ * err_not_tunable for a kernel without parameters, err_invalid_config for a bad config.
+ */
+TuningRequest tuning_request(const KernelRegistry& registry, const RegisteredKernel& k, bool autotune,
+                             const std::optional<std::string>& config);
+
 /** The launch chosen, and the configuration it runs when a tunable kernel's was chosen. */
 struct LaunchChoice {
   BoundLaunch launch;

@@ -25,7 +25,7 @@ struct RunFlags {
   std::string output;
   std::string dtype = "fp32";
   std::optional<std::string> grid;
-  std::optional<std::string> schedule;
+  std::optional<std::string> schedule, config;
   std::string executor = "halide";
   std::string target = "trn2";
   bool checked = false;
@@ -103,8 +103,9 @@ void claim_outputs_and_read_inputs(const RunFlags& s, RunFiles& files) {
 }
 
 /**
- * The kernel and grid to launch: with --autotune the configuration `nki bench` recorded
- * (or the defaults, saying why on `err`), else the registered kernel; --grid when it fits.
+ * The kernel and grid to launch: with --config that configuration, with --autotune the one
+ * `nki bench` recorded (or the defaults, saying why on `err`), else the registered kernel;
+ * --grid when it fits.
  */
 LaunchChoice choose_launch(const RunFlags& s, const RegisteredKernel& k, const TuningRequest& request,
                            const CheckedFlags& flags, const RunFiles& files, std::ostream& err) {
@@ -128,7 +129,9 @@ std::string summary_line(const RegisteredKernel& k, const RunFlags& s, const Lau
                                     : fmt::format("with the {} executor, not checked (--checked runs checked mode)", s.executor);
   std::string line = fmt::format("nki run: {} ran {} ({} instance{} on {} core{}) {}", k.name, grid, instances,
                                  instances == 1 ? "" : "s", busy, busy == 1 ? "" : "s", how);
-  if (chosen.config) {
+  if (chosen.config && s.config) {
+    line += "; configuration " + chosen.config->str() + " (--config)";
+  } else if (chosen.config) {
     line += chosen.autotuned ? "; autotuned " + chosen.config->str()
                              : "; defaults " + chosen.config->str() + " (no autotuned configuration)";
   }
@@ -184,6 +187,8 @@ RunCommand::RunCommand(CLI::App& app, const KernelRegistry& registry) : s_(std::
   cmd->add_flag("--dump-ir", s.dump_ir, "Print the kernel's canonical IR");
   cmd->add_flag("--autotune", s.autotune,
                   "A tunable kernel runs the configuration `nki bench` recorded for these shapes, dtype and target");
+  cmd->add_option("--config", s.config, "A tunable kernel runs this configuration, a value per parameter (see nki bench)")
+      ->type_name("\"P=64,F=2048\"");
   cmd->add_flag("--quiet", s.quiet, "No summary line on success (what ran, where, how checked, what was written)");
 }
 
@@ -198,8 +203,7 @@ int RunCommand::run(std::ostream& out, std::ostream& err) const {
   const KernelRegistry& registry = *s_->registry;
   const SigintStopsLaunch sigint;
   const RegisteredKernel& k = registry.at(s.kernel);
-  TuningRequest request;
-  if (s.autotune) request.tunable = &require_tunable(registry, k.name, "--autotune: has no tile parameters to tune");
+  const TuningRequest request = tuning_request(registry, k, s.autotune, s.config);
   const CheckedFlags flags = check_flags(s, k);  // the flags first (cheap), then the files
   RunFiles files;
   claim_outputs_and_read_inputs(s, files);
@@ -214,7 +218,7 @@ int RunCommand::run(std::ostream& out, std::ostream& err) const {
   LaunchOptions options{flags.executor, &device, s.checked};
   options.span_ranks = true;  // the grid spreads over every rank's chip (one rank: this one)
   options.find_unwritten = !s.checked;  // checked mode refuses an unwritten output itself
-  const LaunchResult r = chosen.launch.with(options).run(args);
+  const LaunchResult r = chosen.launch.with(options).run(args, CallSite::unknown());
   SigintStopsLaunch::check();
   if (!files.output) return 0;  // another rank writes
   if (s.dump_ir) out << r.ir_text;
