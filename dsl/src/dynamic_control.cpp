@@ -210,6 +210,10 @@ void close_while_loop(int loop, const isa::VirtualRegister& next, std::source_lo
   t.close_loop(loop);
 }
 
+void await_range_for(int loop) { Trace::current("nl::dynamic_range", std::source_location::current()).await_range_for(loop); }
+void range_for_begins(int loop) { Trace::current("nl::dynamic_range", std::source_location::current()).range_for_begins(loop); }
+void range_for_ends(int loop) { Trace::current("nl::dynamic_range", std::source_location::current()).range_for_ends(loop); }
+
 void close_dynamic_loop(int loop) {
   // While an error unwinds, the trace is being abandoned: leave it as it is.
   Trace* t = Trace::active();

@@ -399,9 +399,21 @@ loop_range::loop_range(ir::LoopKind kind, std::int64_t start, std::int64_t stop,
                              start, stop, step));
   }
   loop_ = t.open_loop(kind, trip, SourceLoc::from(loc));
+  t.await_range_for(loop_);
   const index i(ir::IndexExpr::symbol({ir::Sym::Kind::loop, loop_}), SourceLoc::from(loc));
   var_ = start == 0 && step == 1 ? i : index(((i * step) + index(start)).expr(), SourceLoc::from(loc));
   trace_ = &t;
+}
+
+loop_range::iterator loop_range::begin() const {
+  static_cast<Trace*>(trace_)->range_for_begins(loop_);
+  return {this, false};
+}
+
+loop_range::iterator& loop_range::iterator::operator++() {
+  static_cast<Trace*>(r->trace_)->range_for_ends(r->loop_);
+  done = true;
+  return *this;
 }
 
 loop_range::~loop_range() {

@@ -85,6 +85,10 @@ int open_while_loop(const isa::VirtualRegister& init, int& value, std::source_lo
 void close_while_loop(int loop, const isa::VirtualRegister& next, std::source_location loc);
 /** Closes loop `loop` of the current trace (not while an exception unwinds). */
 void close_dynamic_loop(int loop);
+/** Trace::await_range_for, range_for_begins and range_for_ends of the current trace, for dynamic_range. */
+void await_range_for(int loop);
+void range_for_begins(int loop);
+void range_for_ends(int loop);
 }  // namespace detail
 
 /**
@@ -96,7 +100,9 @@ void close_dynamic_loop(int loop);
 class dynamic_loop_range {
  public:
   dynamic_loop_range(loop_bound start, loop_bound stop, std::int64_t step, std::source_location loc)
-      : loop_(detail::open_dynamic_loop("dynamic_range", start, stop, step, induction_, loc)) {}
+      : loop_(detail::open_dynamic_loop("dynamic_range", start, stop, step, induction_, loc)) {
+    detail::await_range_for(loop_);
+  }
   ~dynamic_loop_range() { detail::close_dynamic_loop(loop_); }
   dynamic_loop_range(const dynamic_loop_range&) = delete;
   dynamic_loop_range& operator=(const dynamic_loop_range&) = delete;
@@ -104,15 +110,20 @@ class dynamic_loop_range {
   struct sentinel {};
   struct iterator {
     int reg;
+    int loop;
     bool done = false;
     isa::VirtualRegister operator*() const { return isa::VirtualRegister(reg); }
     iterator& operator++() {
+      detail::range_for_ends(loop);
       done = true;
       return *this;
     }
     bool operator!=(sentinel) const { return !done; }
   };
-  iterator begin() const { return {induction_, false}; }
+  iterator begin() const {
+    detail::range_for_begins(loop_);
+    return {induction_, loop_, false};
+  }
   sentinel end() const { return {}; }
 
  private:

@@ -402,17 +402,15 @@ class loop_range {
   loop_range& operator=(const loop_range&) = delete;
 
   struct sentinel {};
+  /** The range-for's one pass: begin() and ++ tell the trace where the loop body starts and ends. */
   struct iterator {
     const loop_range* r;
     bool done = false;
     index operator*() const { return r->var_; }
-    iterator& operator++() {
-      done = true;
-      return *this;
-    }
+    iterator& operator++();
     bool operator!=(sentinel) const { return !done; }
   };
-  iterator begin() const { return {this, false}; }
+  iterator begin() const;
   sentinel end() const { return {}; }
 
  private:

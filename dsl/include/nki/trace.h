@@ -46,12 +46,27 @@ class Trace {
 
   int add_tensor(std::string name, Shape shape, DType dtype, ir::Memory memory, SourceLoc loc);
   int add_tile(Shape shape, DType dtype, ir::Memory memory = ir::Memory::sbuf);
-  void emit(ir::Op op) { ir_.body.push_back(std::move(op)); }
+  void emit(ir::Op op) {
+    refuse_outside_range_for();
+    ir_.body.push_back(std::move(op));
+  }
 
   /** Opens a loop (its LoopOp is emitted); returns the loop id. */
   int open_loop(ir::LoopKind kind, std::int64_t trip, SourceLoc loc);
   /** Closes the innermost open loop, which must be `loop`. */
   void close_loop(int loop);
+  /**
+   * The loop just opened by a range object (nl::affine_range, sequential_range,
+   * dynamic_range) is traced only while a range-for iterates that object: it waits for
+   * range_for_begins, and after range_for_ends nothing may be traced into it either. A range
+   * stored in a variable instead (`auto r = nl::affine_range(4);`) would otherwise capture every
+   * later statement: emit, add_tensor and add_tile fail with err_stored_loop_range then.
+   */
+  void await_range_for(int loop);
+  void range_for_begins(int loop);
+  void range_for_ends(int loop);
+  /** After the kernel body: err_stored_loop_range for a range made but never iterated. */
+  void refuse_unused_ranges() const;
   /** The innermost open loop, or -1 at the top level of the kernel. */
   int innermost_loop() const { return open_loops_.empty() ? -1 : open_loops_.back(); }
   /** The open loops, outermost first. */
@@ -82,6 +97,12 @@ class Trace {
   int world_size_;
   std::vector<int> open_loops_;
   std::vector<int> open_loop_ops_;  ///< body index of each open loop's LoopOp
+  /// Of each open loop: how far the range-for over its range object has got (not_a_range: fori_loop, while_loop).
+  enum class RangeFor { not_a_range, awaited, iterating, ended };
+  std::vector<RangeFor> open_loop_range_for_;
+  int unused_range_ = -1;  ///< a loop whose range was never iterated (reported after the body)
+  void refuse_outside_range_for() const;
+  [[noreturn]] void refuse_stored_range(int loop, RangeFor state) const;
   std::vector<int> tile_scope_, tensor_scope_;
   RngState rng_states_[2];
   Trace* previous_;

@@ -62,6 +62,7 @@ std::shared_ptr<const TracedKernel> Kernel::trace(const std::vector<Shape>& shap
     params.emplace_back(id);
   }
   const std::vector<int> outs = s.body(params);
+  trace.refuse_unused_ranges();
   for (int id : outs) {
     const ir::TensorDecl& t = trace.ir().tensors.at(id);
     if (t.memory != ir::Memory::shared_hbm) {
