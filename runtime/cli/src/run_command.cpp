@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <deque>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "nki/communicator.h"
 #include "nki/npy.h"
 #include "nki/simulator/target.h"
+#include "nki/traced_kernel.h"
 #include "pending_file.h"
 #include "sigint_stops_launch.h"
 
@@ -22,7 +24,7 @@ namespace nki::cli {
 struct RunFlags {
   std::string kernel;
   std::vector<std::string> inputs;
-  std::string output;
+  std::vector<std::string> outputs;  ///< one per output of the kernel, in its return order
   std::string dtype = "fp32";
   std::optional<std::string> grid;
   std::optional<std::string> schedule, config;
@@ -45,7 +47,8 @@ struct CheckedFlags {
 
 /** The claimed output files (rank 0 only) and the inputs read. */
 struct RunFiles {
-  std::optional<PendingFile> output, schedule;
+  std::deque<PendingFile> outputs;  // a deque: PendingFile does not move
+  std::optional<PendingFile> schedule;
   std::vector<NpyArray> arrays;
 };
 
@@ -73,11 +76,21 @@ CheckedFlags check_flags(const RunFlags& s, const RegisteredKernel& k) {
   f.executor = s.executor == "reference" ? Executor::reference : Executor::halide;
   (void)sim::target_spec(s.target);  // an unknown --target fails before any file is read
   if (s.grid) f.grid = parse_grid(*s.grid);
-  if (s.output.empty()) throw UserError("err_output_not_writable", "", {}, "--output is an empty path");
+  for (std::size_t i = 0; i < s.outputs.size(); ++i) {
+    if (s.outputs[i].empty()) throw UserError("err_output_not_writable", "", {}, "--output is an empty path");
+    for (std::size_t j = 0; j < i; ++j) {
+      if (same_file(s.outputs[j], s.outputs[i])) {
+        throw UserError("err_output_not_writable", "", {},
+                        fmt::format("--output names the same file \"{}\" twice", s.outputs[i]));
+      }
+    }
+  }
   if (s.schedule && s.schedule->empty()) throw UserError("err_output_not_writable", "", {}, "--schedule is an empty path");
-  if (s.schedule && same_file(*s.schedule, s.output)) {
-    throw UserError("err_output_not_writable", "", {},
-                    fmt::format("--schedule and --output name the same file \"{}\"", s.output));
+  for (const std::string& output : s.outputs) {
+    if (s.schedule && same_file(*s.schedule, output)) {
+      throw UserError("err_output_not_writable", "", {},
+                      fmt::format("--schedule and --output name the same file \"{}\"", output));
+    }
   }
   return f;
 }
@@ -92,7 +105,7 @@ void claim_outputs_and_read_inputs(const RunFlags& s, RunFiles& files) {
   Communicator& world = communicator();
   on_every_rank(world, [&] {
     if (world.rank() == 0) {
-      files.output.emplace(s.output);
+      for (const std::string& output : s.outputs) files.outputs.emplace_back(output);
       if (s.schedule) files.schedule.emplace(*s.schedule);
     }
     for (const std::string& path : s.inputs) {
@@ -102,16 +115,11 @@ void claim_outputs_and_read_inputs(const RunFlags& s, RunFiles& files) {
   });
 }
 
-/**
- * The kernel and grid to launch: with --config that configuration, with --autotune the one
- * `nki bench` recorded (or the defaults, saying why on `err`), else the registered kernel;
- * --grid when it fits.
- */
-LaunchChoice choose_launch(const RunFlags& s, const RegisteredKernel& k, const TuningRequest& request,
-                           const CheckedFlags& flags, const RunFiles& files, std::ostream& err) {
+/** The kernel's arguments as the inputs give them: shapes, and dtypes after --dtype. */
+std::vector<TensorSpec> argument_specs(const CheckedFlags& flags, const RunFiles& files) {
   std::vector<TensorSpec> specs;
   for (const NpyArray& x : files.arrays) specs.push_back({x.shape, argument_dtype(x, flags.dtype)});
-  return choose_tuned_launch("nki run", k, request, specs, s.target, flags.grid, err);
+  return specs;
 }
 
 /**
@@ -135,8 +143,10 @@ std::string summary_line(const RegisteredKernel& k, const RunFlags& s, const Lau
     line += chosen.autotuned ? "; autotuned " + chosen.config->str()
                              : "; defaults " + chosen.config->str() + " (no autotuned configuration)";
   }
-  line += "; wrote " + s.output;
-  if (s.schedule) line += " and " + *s.schedule;
+  std::vector<std::string> wrote = s.outputs;
+  if (s.schedule) wrote.push_back(*s.schedule);
+  line += "; wrote " + fmt::format("{}", fmt::join(wrote.begin(), wrote.end() - 1, ", "));
+  line += (wrote.size() > 1 ? " and " : "") + wrote.back();
   return line + "\n";
 }
 
@@ -145,14 +155,40 @@ std::string summary_line(const RegisteredKernel& k, const RunFlags& s, const Lau
  * output is written as that dtype, a float output as float32.
  */
 void write_outputs(RunFiles& files, const std::string& kernel, const LaunchResult& r) {
-  if (r.outputs.empty()) throw UserError("err_no_output", kernel, {}, "the kernel returns no tensor to write");
-  const Tensor& c = r.outputs.front();
-  files.output->write(is_integer(c.dtype()) ? encode_npy(c.shape(), c.to_values(), c.dtype())
-                                           : encode_npy(c.shape(), c.to_floats()));
+  for (std::size_t i = 0; i < r.outputs.size(); ++i) {
+    const Tensor& c = r.outputs[i];
+    files.outputs[i].write(is_integer(c.dtype()) ? encode_npy(c.shape(), c.to_values(), c.dtype())
+                                                : encode_npy(c.shape(), c.to_floats()));
+  }
   if (files.schedule) files.schedule->write(schedule_json(kernel, r));
   SigintStopsLaunch::check();
-  files.output->commit();
+  for (PendingFile& f : files.outputs) f.commit();
   if (files.schedule) files.schedule->commit();
+}
+
+/**
+ * err_no_output for a kernel returning nothing, err_output_count when --output is not given
+ * once per output: from the trace, before the launch runs.
+ */
+void check_output_count(const RunFlags& s, const RegisteredKernel& k, const LaunchChoice& chosen,
+                        const std::vector<TensorSpec>& args) {
+  std::vector<Shape> shapes;
+  std::vector<DType> dtypes;
+  for (const TensorSpec& a : args) {
+    shapes.push_back(a.shape);
+    dtypes.push_back(a.dtype);
+  }
+  const std::size_t returned =
+      chosen.launch.kernel()
+          .trace(shapes, dtypes, chosen.launch.grid(), sim::target_spec(s.target).nc_version)
+          ->ir->outputs.size();
+  if (returned == 0) throw UserError("err_no_output", k.name, {}, "the kernel returns no tensor to write");
+  if (returned != s.outputs.size()) {
+    throw UserError("err_output_count", k.name, {},
+                    fmt::format("the kernel returns {} tensor{}: give --output once for each, in its return order "
+                                "({} given)",
+                                returned, returned == 1 ? "" : "s", s.outputs.size()));
+  }
 }
 
 }  // namespace
@@ -166,10 +202,13 @@ struct RunCommand::State {
 RunCommand::RunCommand(CLI::App& app, const KernelRegistry& registry) : s_(std::make_unique<State>()) {
   s_->registry = &registry;
   RunFlags& s = s_->flags;
-  CLI::App* cmd = s_->cmd = app.add_subcommand("run", "Run a kernel on .npy inputs and write its output as .npy");
+  CLI::App* cmd = s_->cmd = app.add_subcommand("run", "Run a kernel on .npy inputs and write its outputs as .npy");
   cmd->add_option("kernel", s.kernel, "Kernel name (see `nki list`)")->required();
   cmd->add_option("--input", s.inputs, "Input .npy (float32, float16, int8/16/32, uint8/16/32 or bool; C order); once per kernel argument")->required();
-  cmd->add_option("--output", s.output, "Output .npy: float32, or the output's dtype if it is an integer or bool")->required();
+  cmd->add_option("--output", s.outputs,
+                  "Output .npy: float32, or the output's dtype if it is an integer or bool; once per output of the "
+                  "kernel, in its return order")
+      ->required();
   cmd->add_option("--dtype", s.dtype, "Kernel dtype; float inputs are converted with round-to-nearest-even")
       ->type_name(dtype_flag_choices())
       ->default_str("fp32");
@@ -207,7 +246,11 @@ int RunCommand::run(std::ostream& out, std::ostream& err) const {
   const CheckedFlags flags = check_flags(s, k);  // the flags first (cheap), then the files
   RunFiles files;
   claim_outputs_and_read_inputs(s, files);
-  LaunchChoice chosen = choose_launch(s, k, request, flags, files, err);
+  // With --config that configuration, with --autotune the recorded one (or the defaults, saying
+  // why on `err`), else the registered kernel; --grid when it fits.
+  const std::vector<TensorSpec> specs = argument_specs(flags, files);
+  LaunchChoice chosen = choose_tuned_launch("nki run", k, request, specs, s.target, flags.grid, err);
+  check_output_count(s, k, chosen, specs);
 
   sim::Device device(s.target, 2);
   std::vector<Tensor> args;
@@ -220,15 +263,14 @@ int RunCommand::run(std::ostream& out, std::ostream& err) const {
   options.find_unwritten = !s.checked;  // checked mode refuses an unwritten output itself
   const LaunchResult r = chosen.launch.with(options).run(args, CallSite::unknown());
   SigintStopsLaunch::check();
-  if (!files.output) return 0;  // another rank writes
+  if (files.outputs.empty()) return 0;  // another rank writes
   if (s.dump_ir) out << r.ir_text;
   write_outputs(files, k.name, r);
   for (const UnwrittenElements& u : r.unwritten) {
-    if (u.output != 0) continue;  // only the first output is written
-    const Tensor& t = r.outputs.front();
+    const Tensor& t = r.outputs[u.output];
     err << fmt::format("nki run: {}: warning: no instance wrote {} of {} elements of the output (the first [{}]); they are "
                        "written as 0 to {}. --checked names the first read or write that went wrong\n",
-                       k.name, u.count, t.elements(), fmt::join(coord_of_flat(t.shape(), u.first), ","), s.output);
+                       k.name, u.count, t.elements(), fmt::join(coord_of_flat(t.shape(), u.first), ","), s.outputs[u.output]);
   }
   if (!s.quiet) out << summary_line(k, s, chosen, r);
   return 0;
