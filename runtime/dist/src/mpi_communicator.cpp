@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <filesystem>
@@ -26,11 +27,18 @@ void check_mpi(int rc, const char* call) {
   }
 }
 
+namespace {
+std::atomic<std::size_t> message_limit{static_cast<std::size_t>(INT_MAX)};
+}  // namespace
+
+std::size_t mpi_message_limit() { return message_limit.load(); }
+void set_mpi_message_limit(std::size_t bytes) { message_limit.store(bytes); }
+
 int count_of(std::size_t bytes, const char* name) {
-  if (bytes > static_cast<std::size_t>(INT_MAX)) {
+  const std::size_t limit = mpi_message_limit();
+  if (bytes > limit) {
     collective_error(name, "err_collective_too_large",
-                     fmt::format("one rank would send {} bytes in one MPI message; the limit is {} bytes", bytes,
-                                 INT_MAX));
+                     fmt::format("one rank would send {} bytes in one MPI message; the limit is {} bytes", bytes, limit));
   }
   return static_cast<int>(bytes);
 }

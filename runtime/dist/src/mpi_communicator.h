@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collective_plan.h"
+#include "mpi_message_limit.h"
 #include "nki/communicator.h"
 
 namespace nki {
