@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -54,6 +55,34 @@ inline std::string user_error_of(const std::function<void()>& f) {
 }
 
 /** Raw bits of a tensor's storage (any dtype), for bit-exact comparison. */
+/** What `f` writes to the process's stderr (file descriptor 2, stdio and iostreams alike). */
+inline std::string stderr_of(const std::function<void()>& f) {
+  std::fflush(stderr);
+  char path[] = "/tmp/nki_stderr_XXXXXX";
+  const int fd = ::mkstemp(path);
+  REQUIRE(fd >= 0);
+  const int saved = ::dup(2);
+  ::dup2(fd, 2);
+  try {
+    f();
+  } catch (...) {
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(saved);
+    ::close(fd);
+    ::unlink(path);
+    throw;
+  }
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  ::close(fd);
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ::unlink(path);
+  return text;
+}
+
 inline std::vector<std::uint8_t> bytes_of(const nki::Tensor& t) {
   const auto* p = reinterpret_cast<const std::uint8_t*>(t.data());
   return {p, p + t.bytes()};

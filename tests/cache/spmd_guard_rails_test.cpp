@@ -46,7 +46,13 @@ TEST_CASE("rank-constant check: by default a warning, and the launch runs") {
   int line = 0;
   const nki::Kernel k = shard_kernel(3, &line);
   auto a = nki::Tensor::from_floats({512, 64}, nki::DType::fp32, test::random_floats(512 * 64, 2));
-  const auto out = k[1](a).to_floats();
+  std::vector<float> out;
+  const std::string warned = test::stderr_of([&] { out = k[1](a).to_floats(); });
+  CHECK(warned == fmt::format("nki: warning: baked_shard (tests/cache/spmd_guard_rails_test.cpp:{}): index of tensor in0 "
+                              "on dimension 0 starts at the constant 384 (tile 3 of 4) while the kernel also reads "
+                              "program_id: a rank or program id captured as a C++ integer at trace time gives every "
+                              "rank its own artifact; index with nl::program_id instead\n",
+                              line));
   const auto in = a.to_floats();
   CHECK(out[5] == in[5] + in[384 * 64 + 5]);
 }
@@ -78,8 +84,17 @@ TEST_CASE("single-artifact assertion: an MPMD launch splinters, an error under N
   auto a = nki::Tensor::from_floats({256, 64}, nki::DType::fp32, test::random_floats(256 * 64, 4));
   nki::LaunchOptions mpmd;
   mpmd.mode = nki::CompileMode::mpmd;
-  const nki::LaunchResult r = k[nl::nc(2)].with(mpmd).run({a});  // default: a warning only
+  nki::LaunchResult r;
+  const std::string warned = test::stderr_of([&] { r = k[nl::nc(2)].with(mpmd).run({a}); });  // default: a warning only
   REQUIRE(r.artifact_keys.size() == 2);
+  {
+    const std::string k0 = std::min(r.artifact_keys[0], r.artifact_keys[1]), k1 = std::max(r.artifact_keys[0], r.artifact_keys[1]);
+    const int r0 = k0 == r.artifact_keys[0] ? 0 : 1;
+    CHECK(warned == fmt::format("nki: warning: splinter: kernel IR {} resolved to 2 artifacts instead of one shared by "
+                                "every core: {} staged by ranks {}; {} staged by ranks {}; launch SPMD (the default) so "
+                                "the rank is a run-time value\n",
+                                r.ir_hash, k0, r0, k1, 1 - r0));
+  }
   StrictEnv strict("1");
   nki::cache::forget_loaded();
   const int line = __LINE__ + 1;
