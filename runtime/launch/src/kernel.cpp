@@ -79,6 +79,7 @@ std::shared_ptr<const TracedKernel> Kernel::trace(const std::vector<Shape>& shap
   traced->text = ir::print(*traced->ir);
   traced->hash = ir::hash_text(traced->text);
   traced->unproven = std::move(unproven);
+  traced->stored_whole = ir::stored_whole(*traced->ir, logical);
   s.traces.emplace(traced->ir->nc_version == 0 ? key : generation_key, traced);
   return traced;
 }

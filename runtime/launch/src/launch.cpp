@@ -206,9 +206,9 @@ LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& arg
     for (auto& p : programs) p = reference;
   }
 
-  // Bind every tensor of the IR: arguments as given, ndarrays freshly allocated in HBM
-  // (every rank's copy starts alike when spanning ranks).
-  LaunchTensors tensors = bind_launch_tensors(ir, args, device, span);
+  // Bind every tensor of the IR: arguments as given, ndarrays freshly allocated in HBM, zeroed
+  // unless stores write them whole (so every rank's copy starts alike when spanning ranks).
+  LaunchTensors tensors = bind_launch_tensors(ir, args, device, traced->stored_whole);
   std::vector<std::optional<Tensor>>& storage = tensors.storage;
   std::vector<bool> marker_filled(ir.outputs.size(), false);
   if (marked != nullptr) {

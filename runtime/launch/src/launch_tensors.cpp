@@ -22,7 +22,9 @@ std::vector<bool> written_whole_first(const ir::KernelIR& ir) {
       for (int t : c->dsts) touched[static_cast<std::size_t>(t)] = true;
       continue;
     }
-    auto touch = [&](const ir::Access& a) { touched[static_cast<std::size_t>(a.tensor)] = true; };
+    auto touch = [&](const ir::Access& a) {
+      if (a.tensor >= 0) touched[static_cast<std::size_t>(a.tensor)] = true;  // -1: an op without this access
+    };
     std::visit([&](const auto& o) {
       if constexpr (requires { o.src.tensor; }) touch(o.src);
       if constexpr (requires { o.dst.tensor; }) touch(o.dst);
@@ -39,9 +41,10 @@ std::vector<bool> written_whole_first(const ir::KernelIR& ir) {
 }  // namespace
 
 LaunchTensors bind_launch_tensors(const ir::KernelIR& ir, const std::vector<Tensor>& args, const sim::Device& device,
-                                  bool zero_outputs) {
+                                  const std::vector<bool>& stored_whole) {
   LaunchTensors out;
-  const std::vector<bool> whole = zero_outputs ? written_whole_first(ir) : std::vector<bool>(ir.tensors.size(), false);
+  std::vector<bool> whole = written_whole_first(ir);
+  for (std::size_t i = 0; i < whole.size() && i < stored_whole.size(); ++i) whole[i] = whole[i] || stored_whole[i];
   out.storage.resize(ir.tensors.size());
   for (const ir::TensorDecl& t : ir.tensors) {
     std::optional<Tensor>& s = out.storage[static_cast<std::size_t>(t.id)];
@@ -59,7 +62,7 @@ LaunchTensors bind_launch_tensors(const ir::KernelIR& ir, const std::vector<Tens
       s = args[static_cast<std::size_t>(pos)];
     } else if (t.memory == ir::Memory::shared_hbm) {
       Tensor& o = s.emplace(t.shape, t.dtype, device);
-      if (t.fill || (zero_outputs && !whole[static_cast<std::size_t>(t.id)]))
+      if (t.fill || !whole[static_cast<std::size_t>(t.id)])
         fill_elements(o.data(), o.dtype(), o.elements(), t.fill.value_or(0.0));
     } else if (t.memory == ir::Memory::constant_hbm) {
       // nl::shared_constant: the values the IR carries, in HBM before any instance runs.

@@ -19,11 +19,13 @@ struct LaunchTensors {
 
 /**
  * Binds every tensor of `ir`: arguments as given, shared_hbm ndarrays freshly allocated on
- * `device` (filled when the IR says, else zeroed when `zero_outputs`, except those a top-level
- * collective writes whole before anything reads them), shared constants filled with the IR's values.
+ * `device`, shared constants filled with the IR's values. A fresh ndarray is filled when the
+ * IR says; else zeroed, so no element shows an earlier tensor's bytes, unless `stored_whole`
+ * (TracedKernel::stored_whole) says plain stores write it whole or a top-level collective
+ * writes it whole before anything reads it.
  */
 LaunchTensors bind_launch_tensors(const ir::KernelIR& ir, const std::vector<Tensor>& args, const sim::Device& device,
-                                  bool zero_outputs);
+                                  const std::vector<bool>& stored_whole);
 /**
  * A tensor.reshape / tensor.view the kernel returns: its storage is a copy made at binding, so
  * after the instances ran it takes the bytes of the tensor it reinterprets again.

@@ -252,7 +252,7 @@ WorldResult WorldLaunch::run(const std::vector<WorldArg>& args) const {
   }
 
   std::vector<LaunchTensors> tensors;
-  for (int r = 0; r < n; ++r) tensors.push_back(bind_launch_tensors(ir, rank_args[static_cast<std::size_t>(r)], *device, true));
+  for (int r = 0; r < n; ++r) tensors.push_back(bind_launch_tensors(ir, rank_args[static_cast<std::size_t>(r)], *device, traced->stored_whole));
   if (o.checked)
     for (int r = 0; r < n; ++r) programs[static_cast<std::size_t>(r)]->begin_launch(tensors[static_cast<std::size_t>(r)].bindings);
 

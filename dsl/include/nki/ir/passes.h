@@ -30,4 +30,13 @@ std::vector<int> count_stores(const KernelIR& k);
  */
 std::vector<std::size_t> validate(const KernelIR& k, const std::vector<std::int64_t>& grid, int world_size = 1);
 
+/**
+ * Per tensor id: whether plain stores (unmasked, not accumulating or scattering, outside
+ * dynamic loops, no rank in their indices) write every element of that shared_hbm tensor
+ * over the launch grid `grid` (logical size per axis), found by enumerating the stores'
+ * instances, iterations and tile rows. False when anything else writes it or it cannot tell
+ * (too large to enumerate): a launch zeroes such a tensor before any instance runs.
+ */
+std::vector<bool> stored_whole(const KernelIR& k, const std::vector<std::int64_t>& grid);
+
 }  // namespace nki::ir

@@ -51,7 +51,7 @@ struct LaunchOptions {
   /// Find the output elements no instance wrote, without checked mode: the outputs start as a
   /// marker pattern, and elements still holding it are confirmed by a second run (on copies of
   /// the arguments) that starts them as another; LaunchResult::unwritten counts them and they
-  /// are zeroed. Off: an unwritten element holds whatever its HBM block held before.
+  /// are zeroed. Off: an unwritten element is 0 (fresh outputs start zeroed, ir::stored_whole).
   bool find_unwritten = false;
 };
 

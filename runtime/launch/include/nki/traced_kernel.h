@@ -17,6 +17,7 @@ struct TracedKernel {
   std::string text;
   std::string hash;
   std::vector<std::size_t> unproven;  ///< masked accesses whose bounds are checked at launch (ir::validate)
+  std::vector<bool> stored_whole;     ///< per tensor: plain stores write it whole (ir::stored_whole): not zeroed first
 };
 
 }  // namespace nki
