@@ -1,10 +1,14 @@
 /** \file `nki compile` into the cache, and `nki cache list | stats | clear [--json]`. */
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_fixture.h"
 #include "nki/autotune.h"
 
 using clitest::run_cli;
+namespace fs = std::filesystem;
 
 TEST_CASE("nki compile: MPMD by default with a hint to pass --spmd, SPMD with --spmd, then reuse") {
   test::FreshCache cache;
@@ -104,4 +108,37 @@ TEST_CASE("nki cache list shows the autotuning records, in text and in --json") 
   CHECK(r.at("config").at("F") == 512);
   CHECK(r.at("metric") == "simulated");
   CHECK(r.at("value") == 12.5);
+}
+
+TEST_CASE("nki cache clear keeps, and names, the entries and temporaries of a key whose compile lock is held") {
+  test::FreshCache cache;
+  const clitest::CliResult compiled = run_cli({"compile", "tensor_add", "--shape", "256x1024", "--shape", "256x1024", "--spmd"});
+  REQUIRE(compiled.status == 0);
+  const std::vector<nki::cache::EntryInfo> entries = nki::cache::list();
+  REQUIRE(entries.size() == 1);
+  const std::string busy = entries.front().key;
+  const fs::path root = nki::cache::version_directory();
+  // A compile of `busy` in progress: its lock held, a temporary being written; and a stale temporary
+  // of another key, left by a compiler that was killed (its lock free).
+  fs::create_directories(root / "tmp" / (busy + ".4242.0000abcd"));
+  fs::create_directories(root / "tmp" / "00000000deadbeef.4243.00001234");
+  const int fd = ::open((root / "locks" / (busy + ".lock")).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+  const clitest::CliResult held = run_cli({"cache", "clear"});
+  CHECK(held.status == 0);
+  CHECK(held.out == fmt::format("removed 0 entries from {}; kept 1 in use by a compile (its lock is held): {}\n",
+                                nki::cache::directory().string(), busy));
+  CHECK(fs::exists(nki::cache::entry_directory(busy)));
+  CHECK(fs::exists(root / "tmp" / (busy + ".4242.0000abcd")));
+  CHECK_FALSE(fs::exists(root / "tmp" / "00000000deadbeef.4243.00001234"));
+  const nlohmann::json j = nlohmann::json::parse(run_cli({"cache", "clear", "--json"}).out);
+  CHECK(j.at("removed") == 0);
+  CHECK(j.at("in_use") == nlohmann::json::array({busy}));
+  ::flock(fd, LOCK_UN);
+  ::close(fd);
+  // The compile done, its lock free: the next clear removes it.
+  CHECK(run_cli({"cache", "clear"}).out == fmt::format("removed 1 entry from {}\n", nki::cache::directory().string()));
+  CHECK_FALSE(fs::exists(nki::cache::entry_directory(busy)));
+  CHECK_FALSE(fs::exists(root / "tmp" / (busy + ".4242.0000abcd")));
 }

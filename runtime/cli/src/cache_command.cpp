@@ -75,10 +75,19 @@ int CacheCommand::run(std::ostream& out) const {
                        st.entries, st.bytes, st.hits, st.misses, st.compiles);
     return 0;
   }
-  const std::int64_t removed = cache::clear();
+  const cache::Cleared cleared = cache::clear();
   autotune::clear();  // the records tuned on the entries go with them
-  if (s_->json) out << nlohmann::ordered_json{{"directory", dir}, {"removed", removed}}.dump() << "\n";
-  else out << fmt::format("removed {} entr{} from {}\n", removed, removed == 1 ? "y" : "ies", dir);
+  if (s_->json) {
+    out << nlohmann::ordered_json{{"directory", dir}, {"removed", cleared.removed}, {"in_use", cleared.in_use}}.dump()
+        << "\n";
+    return 0;
+  }
+  out << fmt::format("removed {} entr{} from {}", cleared.removed, cleared.removed == 1 ? "y" : "ies", dir);
+  if (!cleared.in_use.empty()) {
+    out << fmt::format("; kept {} in use by a compile (its lock is held): {}", cleared.in_use.size(),
+                       fmt::join(cleared.in_use, ", "));
+  }
+  out << "\n";
   return 0;
 }
 

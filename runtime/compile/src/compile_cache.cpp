@@ -25,6 +25,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -383,14 +384,41 @@ void forget_loaded() { forget_compiled_programs(); }
 
 fs::path entry_directory(const std::string& key) { return version_root() / "entries" / key; }
 
-std::int64_t clear() {
-  const auto n = static_cast<std::int64_t>(list().size());
+Cleared clear() {
+  const fs::path root = version_root();
   std::error_code ec;
-  fs::remove_all(version_root() / "entries", ec);
-  fs::remove_all(version_root() / "tmp", ec);
-  fs::remove(version_root() / "stats.json", ec);
+  // Every key with an entry or a temporary ("KEY.PID.RANDOM"), with the paths to remove.
+  std::map<std::string, std::vector<fs::path>> keys;
+  std::set<std::string> with_entry;
+  for (const auto& e : fs::directory_iterator(root / "entries", ec)) {
+    keys[e.path().filename().string()].push_back(e.path());
+    with_entry.insert(e.path().filename().string());
+  }
+  for (const auto& t : fs::directory_iterator(root / "tmp", ec)) {
+    const std::string name = t.path().filename().string();
+    keys[name.substr(0, name.find('.'))].push_back(t.path());
+  }
+  Cleared out;
+  for (const auto& [key, paths] : keys) {
+    const int fd = ::open((root / "locks" / (key + ".lock")).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {  // a compile of the key is running: leave it whole
+      ::close(fd);
+      out.in_use.push_back(key);
+      continue;
+    }
+    for (const fs::path& p : paths) fs::remove_all(p, ec);
+    if (with_entry.contains(key)) ++out.removed;
+    if (fd >= 0) {
+      ::flock(fd, LOCK_UN);
+      ::close(fd);
+    }
+  }
+  if (fs::exists(root / "stats.json", ec)) {
+    FileLock lock(root / "stats.lock", "stats", "stats");
+    fs::remove(root / "stats.json", ec);
+  }
   forget_compiled_programs();
-  return n;
+  return out;
 }
 
 }  // namespace cache

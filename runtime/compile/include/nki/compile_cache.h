@@ -43,12 +43,19 @@ std::filesystem::path entry_directory(const std::string& key);
 /** Drops this process's memo of loaded artifacts, so the next launch reads the directory again. */
 void forget_loaded();
 
+/** What clear() did: the entries it removed, and the keys it left because a compile holds their lock. */
+struct Cleared {
+  std::int64_t removed = 0;
+  std::vector<std::string> in_use;  ///< sorted
+};
+
 /**
- * Removes every entry and temporary and resets the counters; returns how many entries there
- * were. Records other libraries keep under version_directory() (autotuning's) are theirs to
- * remove (nki::autotune::clear).
+ * Removes every entry and temporary whose key's lock it can take at once (so a compile or load
+ * of that key in another process or thread is never broken: its entry and temporaries stay,
+ * reported in `in_use`), and resets the counters. Records other libraries keep under
+ * version_directory() (autotuning's) are theirs to remove (nki::autotune::clear).
  */
-std::int64_t clear();
+Cleared clear();
 
 /** How long a process waits for another's compile of the same key: $NKI_CACHE_LOCK_TIMEOUT (seconds, default 600). */
 double lock_timeout_seconds();
