@@ -39,3 +39,30 @@ TEST_CASE("mpi misuse: a message over the MPI message limit is err_collective_to
                "4096 bytes");
   CHECK(nki::all_gather(mine, 0).front().shape() == nki::Shape{2048 * nki::communicator().ranks()});
 }
+
+TEST_CASE("mpi misuse: a launch spanning ranks that writes an argument in place is refused on every rank") {
+  namespace nl = nki::language;
+  const nki::Kernel in_place = nki::jit(
+      "doubles_in_place",
+      [](nl::tensor a) {
+        auto i = nl::program_id(0) * 128 + nl::arange(128)[nl::_, nl::newaxis];
+        auto j = nl::arange(8)[nl::newaxis, nl::_];
+        auto t = nl::load(a[i, j]);
+        nl::store(a[i, j], t + t);
+      },
+      {"a"});
+  const nki::sim::Device chip("trn2", 2);
+  const int ranks = nki::communicator().ranks();
+  nki::Tensor a = nki::Tensor::from_floats({128 * 2 * ranks, 8}, nki::DType::fp32,
+                                           std::vector<float>(static_cast<std::size_t>(128 * 2 * ranks * 8), 1.0f), chip);
+  nki::LaunchOptions spread;
+  spread.span_ranks = true;
+  const int line = __LINE__ + 1;
+  const std::string msg = test::user_error_of([&] { (void)in_place[nl::nc(2 * ranks)].with(spread).run({a}); });
+  CHECK(msg == fmt::format("doubles_in_place (tests/mpi/mpi_misuse_test.cpp:{}): err_argument_written_across_ranks: "
+                           "the kernel writes argument 0 (a) in place, but this launch spreads over {} MPI ranks and "
+                           "joins only its outputs: each rank would keep its own instances' writes; write the result "
+                           "to an output instead",
+                           line, ranks));
+  CHECK(a.to_floats()[0] == 1.0f);  // refused before anything ran
+}

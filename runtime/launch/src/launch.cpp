@@ -187,6 +187,7 @@ LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& arg
   result.ir_hash = traced->hash;
 
   refuse_aliased_writes(ir, args);
+  if (span) refuse_arguments_written_across_ranks(ir, world.ranks());
   sim::check_capacity(ir, device.spec());  // the live SBUF/PSUM of an instance fits one core
   refuse_per_instance_overflow(ir, result.cores, device);
 

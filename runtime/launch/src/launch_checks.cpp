@@ -29,6 +29,19 @@ void refuse_nested_launch(const Kernel& k, const GridSpec& grid, std::size_t arg
   }
 }
 
+void refuse_arguments_written_across_ranks(const ir::KernelIR& ir, int ranks) {
+  const std::vector<int> stored = ir::count_stores(ir);
+  for (std::size_t i = 0; i < ir.params.size(); ++i) {
+    const int t = ir.params[i];
+    if (stored[static_cast<std::size_t>(t)] == 0) continue;
+    throw UserError("err_argument_written_across_ranks", ir.name, {},
+                    fmt::format("the kernel writes argument {} ({}) in place, but this launch spreads over {} MPI "
+                                "ranks and joins only its outputs: each rank would keep its own instances' writes; "
+                                "write the result to an output instead",
+                                i, ir.tensors[static_cast<std::size_t>(t)].name, ranks));
+  }
+}
+
 void refuse_aliased_writes(const ir::KernelIR& ir, const std::vector<Tensor>& args) {
   const std::vector<int> stored = ir::count_stores(ir);
   for (std::size_t x = 0; x < args.size(); ++x) {
