@@ -61,8 +61,10 @@ struct CheckedLaunch {
   WriteRecords records;
   std::atomic<int> cores{0};  ///< runners bound so far: each is a core of the launch
   std::vector<std::unique_ptr<std::atomic<std::int64_t>[]>> writers;  ///< by tensor id; null when not tracked
-  /// by tensor id, for tensors nl.atomic_rmw updates: the last record that read each element (kNeverWritten: none)
-  std::vector<std::unique_ptr<std::atomic<std::int64_t>[]>> readers;
+  /// by tensor id, for tracked tensors that a load reads: the first record that read each element
+  /// (kNeverWritten: none), and the first that read it in another instance than that one. A write
+  /// by an instance differing from either is a race, whichever instance the two readers are.
+  std::vector<std::unique_ptr<std::atomic<std::int64_t>[]>> readers, other_readers;
 };
 
 /** Fills `count` elements with the poison of `dt`: NaN for floats, bytes 0xA5 for integers and bool. */

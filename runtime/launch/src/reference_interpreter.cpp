@@ -331,31 +331,60 @@ class ReferenceRunner final : public CoreRunner {
     do {
       if (!holds(op.mask, c)) continue;
       check_read(op.src, c, op.loc);
-      if (readers && op.index_tile < 0) check_read_against_atomic(op.src.tensor, coord_of(op.src, c), rec, op.loc);
+      if (readers && op.index_tile < 0) check_read_against_writes(op.src.tensor, coord_of(op.src, c), rec, op.loc);
     } while (next_coord(c, ti.shape));
   }
 
   /**
-   * A tensor nl.atomic_rmw updates: a read of an element another instance updates atomically
-   * is a race (its value depends on when the update lands). Each side publishes itself, then
-   * looks for the other (sequentially consistent), so one of the two sees it.
+   * Two accesses of one element, one a write, race when their instances differ and nothing
+   * orders them: instances run in no order NKI defines, one core's instances included; cores
+   * are ordered only across a core_barrier or sendrecv between the accesses.
    */
-  void check_read_against_atomic(int tensor, const std::pair<std::vector<std::int64_t>, std::int64_t>& at,
+  static bool unordered(const WriteRecord& a, const WriteRecord& b) {
+    return a.pid != b.pid && (a.core == b.core || a.core_syncs == b.core_syncs);
+  }
+
+  /**
+   * A load of an element of a tensor instances write: a race with another instance's write
+   * (or nl.atomic_rmw update) of it. Each side publishes itself, then looks for the other
+   * (sequentially consistent), so whichever runs second sees the first.
+   */
+  void check_read_against_writes(int tensor, const std::pair<std::vector<std::int64_t>, std::int64_t>& at,
                                  std::int64_t rec, const SourceLoc& loc) const {
     const auto ti = static_cast<std::size_t>(tensor);
     const auto f = static_cast<std::size_t>(at.second);
-    checked_->readers[ti][f].store(rec);
+    std::int64_t first = kNeverWritten;
+    if (!checked_->readers[ti][f].compare_exchange_strong(first, rec) && checked_->records[first].pid != pid_) {
+      std::int64_t other = kNeverWritten;
+      checked_->other_readers[ti][f].compare_exchange_strong(other, rec);
+    }
     const std::int64_t w = checked_->writers[ti] ? checked_->writers[ti][f].load() : kNeverWritten;
-    if (w >= 0 && checked_->records[w].atomic && checked_->records[w].pid != pid_)
-      report_atomic_race(ir_.tensors[ti], at.first, checked_->records[w], checked_->records[rec], loc);
+    if (w < 0) return;
+    const WriteRecord& writer = checked_->records[w];
+    if (writer.atomic && writer.pid != pid_) report_atomic_race(ir_.tensors[ti], at.first, writer, checked_->records[rec], loc);
+    if (!writer.atomic && unordered(writer, checked_->records[rec]))
+      report_read_write_race(ir_.tensors[ti], at.first, writer, checked_->records[rec], loc);
   }
-  /** The other half: an atomic update of an element another instance read. */
-  void check_atomic_against_reads(std::size_t ti, std::size_t f, const std::vector<std::int64_t>& idx, std::int64_t rec,
-                                  const SourceLoc& loc) const {
+  /** The other half: a write (or atomic update) of an element another instance read. */
+  void check_write_against_reads(std::size_t ti, std::size_t f, const std::vector<std::int64_t>& idx, std::int64_t rec,
+                                 const SourceLoc& loc) const {
     if (!checked_->readers[ti]) return;
-    const std::int64_t r = checked_->readers[ti][f].load();
-    if (r >= 0 && checked_->records[r].pid != pid_)
-      report_atomic_race(ir_.tensors[ti], idx, checked_->records[rec], checked_->records[r], loc);
+    const WriteRecord& write = checked_->records[rec];
+    for (const auto* slots : {&checked_->readers, &checked_->other_readers}) {
+      const std::int64_t r = (*slots)[ti][f].load();
+      if (r < 0) continue;
+      const WriteRecord& read = checked_->records[r];
+      if (write.atomic && read.pid != pid_) report_atomic_race(ir_.tensors[ti], idx, write, read, loc);
+      if (!write.atomic && unordered(write, read)) report_read_write_race(ir_.tensors[ti], idx, write, read, loc);
+    }
+  }
+  [[noreturn]] void report_read_write_race(const ir::TensorDecl& t, const std::vector<std::int64_t>& idx,
+                                           const WriteRecord& write, const WriteRecord& read, const SourceLoc& loc) const {
+    throw UserError("err_read_write_race", ir_.name, loc,
+                    fmt::format("element [{}] of tensor {} {} is written by {} and read by {}: NKI runs instances in no "
+                                "order, so the read may see the value before or after the write; let one instance both "
+                                "write and read it, or read it in a later launch",
+                                fmt::join(idx, ","), t.name, shape_str(t.shape), where(write), where(read)));
   }
   [[noreturn]] void report_atomic_race(const ir::TensorDecl& t, const std::vector<std::int64_t>& idx,
                                        const WriteRecord& update, const WriteRecord& read, const SourceLoc& loc) const {
@@ -397,9 +426,9 @@ class ReferenceRunner final : public CoreRunner {
       const std::size_t f = static_cast<std::size_t>(flat);
       std::int64_t old = kNeverWritten;
       if (t.memory == ir::Memory::private_hbm) old = std::exchange(own_writer_[ti][f], rec);
-      else if (hbm) old = checked_->writers[ti][f].exchange(rec);  // sequentially consistent: see check_read_against_atomic
+      else if (hbm) old = checked_->writers[ti][f].exchange(rec);  // sequentially consistent: see check_read_against_writes
       if (ir::is_per_instance(t.memory)) written_[ti][f] = 1;
-      if (op.atomic && !ir::is_per_instance(t.memory)) check_atomic_against_reads(ti, f, idx, rec, op.loc);
+      if (!ir::is_per_instance(t.memory) && hbm) check_write_against_reads(ti, f, idx, rec, op.loc);
       if (old >= 0 && old != rec && conflict(checked_->records[old], checked_->records[rec]))
         report_conflict(t, idx, checked_->records[old], checked_->records[rec]);
     } while (next_coord(c, op.dst.shape));
@@ -1022,16 +1051,22 @@ class ReferenceProgram final : public Program {
       for (std::int64_t i = 0; i < n; ++i) w[static_cast<std::size_t>(i)].store(initial, std::memory_order_relaxed);
       if (output && !t.fill) poison(tensors[static_cast<std::size_t>(t.id)].data, t.dtype, n);
     }
-    checked_->readers.clear();
-    checked_->readers.resize(ir_->tensors.size());
+    // Readers are tracked on the tensors instances write and a load reads.
+    for (auto* slots : {&checked_->readers, &checked_->other_readers}) {
+      slots->clear();
+      slots->resize(ir_->tensors.size());
+    }
     for (const ir::Op& op : ir_->body) {
-      const auto* s = std::get_if<ir::StoreOp>(&op);
-      if (s == nullptr || !s->atomic || !checked_->writers[static_cast<std::size_t>(s->dst.tensor)]) continue;
-      auto& r = checked_->readers[static_cast<std::size_t>(s->dst.tensor)];
-      if (r) continue;
-      const auto n = static_cast<std::size_t>(shape_elements(ir_->tensors[static_cast<std::size_t>(s->dst.tensor)].shape));
-      r = std::make_unique<std::atomic<std::int64_t>[]>(n);
-      for (std::size_t i = 0; i < n; ++i) r[i].store(kNeverWritten, std::memory_order_relaxed);
+      const auto* l = std::get_if<ir::LoadOp>(&op);
+      if (l == nullptr || l->src.tensor < 0) continue;
+      const auto ti = static_cast<std::size_t>(l->src.tensor);
+      if (!checked_->writers[ti] || checked_->readers[ti] || stored[ti] == 0) continue;
+      const auto n = static_cast<std::size_t>(shape_elements(ir_->tensors[ti].shape));
+      for (auto* slots : {&checked_->readers, &checked_->other_readers}) {
+        auto& r = (*slots)[ti];
+        r = std::make_unique<std::atomic<std::int64_t>[]>(n);
+        for (std::size_t i = 0; i < n; ++i) r[i].store(kNeverWritten, std::memory_order_relaxed);
+      }
     }
   }
 
