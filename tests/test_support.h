@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -55,7 +56,11 @@ inline std::string user_error_of(const std::function<void()>& f) {
 }
 
 /** Raw bits of a tensor's storage (any dtype), for bit-exact comparison. */
-/** What `f` writes to the process's stderr (file descriptor 2, stdio and iostreams alike). */
+/**
+ * What `f` writes to the process's stderr (file descriptor 2, stdio and iostreams alike), less
+ * the lines a sanitizer's runtime adds ("==PID==WARNING: ..."), which come once per process
+ * wherever it first meets what they note.
+ */
 inline std::string stderr_of(const std::function<void()>& f) {
   std::fflush(stderr);
   char path[] = "/tmp/nki_stderr_XXXXXX";
@@ -78,7 +83,12 @@ inline std::string stderr_of(const std::function<void()>& f) {
   ::close(saved);
   ::close(fd);
   std::ifstream in(path, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text, line;
+  while (std::getline(in, line)) {
+    const bool sanitizer = line.size() > 2 && line.starts_with("==") && line.find("==", 2) != std::string::npos &&
+                           std::isdigit(static_cast<unsigned char>(line[2]));
+    if (!sanitizer) text += line + "\n";
+  }
   ::unlink(path);
   return text;
 }
