@@ -35,4 +35,12 @@ std::vector<std::int64_t> coord_of_flat(const Shape& shape, std::int64_t flat) {
   return c;
 }
 
+bool next_coord(std::vector<std::int64_t>& coord, const Shape& shape) {
+  for (std::size_t d = coord.size(); d-- > 0;) {
+    if (++coord[d] < shape[d]) return true;
+    coord[d] = 0;
+  }
+  return false;
+}
+
 }  // namespace nki

@@ -17,5 +17,10 @@ std::int64_t shape_elements(const Shape& s);
 std::vector<std::int64_t> row_major_strides(const Shape& s);
 /** The coordinates of row-major element `flat` of `shape` (messages name elements this way). */
 std::vector<std::int64_t> coord_of_flat(const Shape& shape, std::int64_t flat);
+/**
+ * Steps `coord` to the next coordinate of `shape` in row-major order (the last dimension fastest);
+ * false, with `coord` back at all zeros, after the last. Rank 0 has one coordinate.
+ */
+bool next_coord(std::vector<std::int64_t>& coord, const Shape& shape);
 
 }  // namespace nki

@@ -45,15 +45,6 @@ class Bitmap {
   std::vector<std::uint64_t> words_;
 };
 
-/** Steps `v` to the next value of the mixed-radix counter with digit limits `n`; false after the last. */
-bool next(std::vector<std::int64_t>& v, const std::vector<std::int64_t>& n) {
-  for (std::size_t i = v.size(); i-- > 0;) {
-    if (++v[i] < n[i]) return true;
-    v[i] = 0;
-  }
-  return false;
-}
-
 /**
  * Marks in `seen` every element the site's store writes over the grid; false when it cannot
  * tell (an index outside the tensor, or too many visits).
@@ -109,9 +100,9 @@ bool mark_site(const KernelIR& k, const StoreSite& site, const TensorDecl& t, co
           visits += last;
         }
         if (visits > kMaxVisits) return false;
-      } while (next(c, outer_shape));
-    } while (next(iteration, trips));
-  } while (next(pid, grid));
+      } while (next_coord(c, outer_shape));
+    } while (next_coord(iteration, trips));
+  } while (next_coord(pid, grid));
   return true;
 }
 

@@ -8,19 +8,6 @@
 
 namespace nki {
 
-namespace {
-
-/** Row-major step through `coord` within `extent`; false after the last. */
-bool next(std::vector<std::int64_t>& coord, const std::vector<std::int64_t>& extent) {
-  for (std::size_t d = coord.size(); d-- > 0;) {
-    if (++coord[d] < extent[d]) return true;
-    coord[d] = 0;
-  }
-  return false;
-}
-
-}  // namespace
-
 void throw_out_of_bound(const ir::KernelIR& k, const ir::Access& a, std::span<const std::int64_t> pid,
                         std::span<const std::int64_t> loop, std::span<const std::int64_t> coord, std::int64_t value,
                         std::size_t dim, std::int64_t rank) {
@@ -63,10 +50,10 @@ void check_bounds_at_run_time(const ir::KernelIR& k, const std::vector<std::int6
             const std::int64_t v = ir::evaluate(a->indices[d], pid, loop, coord, rank);
             if (v < 0 || v >= t.shape[d]) throw_out_of_bound(k, *a, pid, loop, coord, v, d, rank);
           }
-        } while (next(coord, a->shape));
-      } while (next(iters, trips));
+        } while (next_coord(coord, a->shape));
+      } while (next_coord(iters, trips));
     }
-  } while (next(pid, grid_extent));
+  } while (next_coord(pid, grid_extent));
   }
 }
 

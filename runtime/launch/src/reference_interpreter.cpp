@@ -52,15 +52,6 @@ SourceLoc loc_of(const ir::Op& op) {
       op);
 }
 
-/** Row-major iteration over a tile shape. */
-bool next_coord(std::vector<std::int64_t>& c, const Shape& shape) {
-  for (int d = static_cast<int>(c.size()) - 1; d >= 0; --d) {
-    if (++c[d] < shape[d]) return true;
-    c[d] = 0;
-  }
-  return false;
-}
-
 class ReferenceRunner final : public CoreRunner {
  public:
   /** `nest`: the loops of `ir`; `checked`: the launch's shared checked-mode state, or null for an unchecked run. */
