@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "nki/ir/passes.h"
+#include "nki/ir/walk.h"
 
 namespace nki::ir {
 
@@ -112,26 +113,22 @@ std::vector<bool> stored_whole(const KernelIR& k, const std::vector<std::int64_t
   const std::size_t n = k.tensors.size();
   std::vector<bool> unknown(n, false);
   std::vector<std::vector<StoreSite>> sites(n);
-  std::vector<int> open;
-  bool dynamic = false;  // inside a loop whose trip count is known only when it runs (it may run 0 times)
-  std::vector<bool> dynamic_at;
-  for (const Op& op : k.body) {
-    if (const auto* l = std::get_if<LoopOp>(&op)) {
-      const LoopKind kind = k.loops[static_cast<std::size_t>(l->loop)].kind;
-      dynamic_at.push_back(dynamic);
-      dynamic = dynamic || kind == LoopKind::dynamic || kind == LoopKind::while_loop;
-      open.push_back(l->loop);
-    } else if (std::holds_alternative<LoopEndOp>(op)) {
-      open.pop_back();
-      dynamic = dynamic_at.back();
-      dynamic_at.pop_back();
-    } else if (const auto* s = std::get_if<StoreOp>(&op)) {
+  const LoopNest nest(k);
+  for (std::size_t i = 0; i < k.body.size(); ++i) {
+    const Op& op = k.body[i];
+    if (const auto* s = std::get_if<StoreOp>(&op)) {
+      const std::span<const int> loops = nest.enclosing(i);
+      // A loop whose trip count is known only when it runs may run 0 times.
+      const bool dynamic = std::any_of(loops.begin(), loops.end(), [&](int l) {
+        const LoopKind kind = k.loops[static_cast<std::size_t>(l)].kind;
+        return kind == LoopKind::dynamic || kind == LoopKind::while_loop;
+      });
       const auto t = static_cast<std::size_t>(s->dst.tensor);
       const bool plain = s->index_tile < 0 && !s->accumulate && s->mask.empty() && !dynamic &&
                          s->dst.indices.size() == k.tensors[t].shape.size() &&
                          std::none_of(s->dst.indices.begin(), s->dst.indices.end(),
                                       [](const IndexExpr& e) { return has_symbol(e, Sym::Kind::rank); });
-      if (plain) sites[t].push_back({s, open});
+      if (plain) sites[t].push_back({s, {loops.begin(), loops.end()}});
       else unknown[t] = true;
     } else if (const auto* r = std::get_if<RegisterOp>(&op); r && r->kind == RegisterOp::Kind::store) {
       unknown[static_cast<std::size_t>(r->mem.tensor)] = true;
