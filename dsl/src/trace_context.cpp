@@ -89,10 +89,17 @@ void Trace::refuse_outside_range_for() const {
   if (state == RangeFor::awaited || state == RangeFor::ended) refuse_stored_range(open_loops_.back(), state);
 }
 
+namespace {
+/** What every err_stored_loop_range message ends with. */
+std::string iterate_where_made(const char* op) {
+  return fmt::format("iterate a range where it is made: `for (auto i : nl::{}(...))`", op);
+}
+}  // namespace
+
 void Trace::refuse_stored_range(int loop, RangeFor state) const {
   const ir::LoopInfo& l = ir_.loops[static_cast<std::size_t>(loop)];
   const char* op = ir::loop_kind_name(l.kind);
-  const std::string fix = fmt::format("iterate a range where it is made: `for (auto i : nl::{}(...))`", op);
+  const std::string fix = iterate_where_made(op);
   if (state == RangeFor::awaited) {
     fail("err_stored_loop_range", l.loc,
          fmt::format("nl::{} is stored in a variable, not iterated where it is made: its loop opens with the range, "
@@ -111,9 +118,7 @@ void Trace::refuse_unused_ranges() const {
   const ir::LoopInfo& l = ir_.loops[static_cast<std::size_t>(unused_range_)];
   const char* op = ir::loop_kind_name(l.kind);
   fail("err_stored_loop_range", l.loc,
-       fmt::format("nl::{} is made but never iterated (stored in a variable?); iterate a range where it is made: "
-                   "`for (auto i : nl::{}(...))`",
-                   op, op));
+       fmt::format("nl::{} is made but never iterated (stored in a variable?); {}", op, iterate_where_made(op)));
 }
 
 void Trace::close_loop(int loop) {

@@ -19,16 +19,16 @@ namespace nki {
 void refuse_nested_launch(const Kernel& k, const GridSpec& grid, std::size_t args);
 
 /**
- * The executors assume distinct arguments: a kernel that writes an argument passed twice
- * would see its writes through the other name in an order no executor promises.
- */
-/**
  * err_argument_written_across_ranks when a launch spreading over `ranks` MPI ranks would write
  * an argument in place: only outputs are joined, so each rank would keep its own instances'
  * writes and the copies would differ. Every rank refuses alike, before anything runs.
  */
 void refuse_arguments_written_across_ranks(const ir::KernelIR& ir, int ranks);
 
+/**
+ * The executors assume distinct arguments: a kernel that writes an argument passed twice
+ * would see its writes through the other name in an order no executor promises.
+ */
 void refuse_aliased_writes(const ir::KernelIR& ir, const std::vector<Tensor>& args);
 
 /**
