@@ -1,7 +1,8 @@
 /**
  * \file The doctest main of the MPI suite: every rank runs the same test cases (their
  * collectives meet across ranks); the run fails when any rank fails. Rank 0 reports in
- * full, the others only their failures.
+ * full, the others only their failures. NKI_TEST_MPI_MESSAGE_LIMIT lowers the bytes one MPI
+ * message carries, so the suite also runs with every large message split.
  */
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
@@ -10,12 +11,15 @@
 #include <cstdlib>
 #include <string>
 
+#include "mpi_message_limit.h"
 #include "nki/communicator.h"
 #include "nki/mpi_world.h"
 
 int main(int argc, char** argv) {
   nki::MpiWorld world(&argc, &argv);
   ::setenv("NKI_CACHE_DIR", NKI_TEST_CACHE_DIR, 0);
+  // A small limit makes every message past it go as several (ctest mpi_suite_np3_small_messages).
+  if (const char* limit = std::getenv("NKI_TEST_MPI_MESSAGE_LIMIT")) nki::set_mpi_message_limit(std::stoul(limit));
   doctest::Context context(argc, argv);
   if (world.rank() != 0) {
     context.setOption("minimal", true);

@@ -1,6 +1,7 @@
 /** \file Collectives over MPI: shapes exchanged and checked everywhere, data moved per replica group. */
 #include "mpi_communicator.h"
 
+#include "mpi_messages.h"
 #include "mpi_support.h"
 
 #include <fmt/format.h>
@@ -33,15 +34,6 @@ std::atomic<std::size_t> message_limit{static_cast<std::size_t>(INT_MAX)};
 
 std::size_t mpi_message_limit() { return message_limit.load(); }
 void set_mpi_message_limit(std::size_t bytes) { message_limit.store(bytes); }
-
-int count_of(std::size_t bytes, const char* name) {
-  const std::size_t limit = mpi_message_limit();
-  if (bytes > limit) {
-    collective_error(name, "err_collective_too_large",
-                     fmt::format("one rank would send {} bytes in one MPI message; the limit is {} bytes", bytes, limit));
-  }
-  return static_cast<int>(bytes);
-}
 
 namespace {
 
@@ -153,21 +145,20 @@ std::vector<std::string> MpiCommunicator::all_gather_text(MPI_Comm comm, const s
   require_main_thread("mpi");
   int size = 0;
   MPI_Comm_size(comm, &size);
-  const int len = count_of(mine.size(), "all_gather_text");
-  std::vector<int> lens(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
-  check_mpi(MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm), "MPI_Allgather");
+  const std::uint64_t len = mine.size();
+  std::vector<std::uint64_t> lens(static_cast<std::size_t>(size));
+  check_mpi(MPI_Allgather(&len, 1, MPI_UINT64_T, lens.data(), 1, MPI_UINT64_T, comm), "MPI_Allgather");
+  std::vector<std::size_t> counts(lens.begin(), lens.end()), displs;
   std::size_t total = 0;
-  for (int r = 0; r < size; ++r) {
-    displs[static_cast<std::size_t>(r)] = static_cast<int>(total);
-    total += static_cast<std::size_t>(lens[static_cast<std::size_t>(r)]);
+  for (std::size_t c : counts) {
+    displs.push_back(total);
+    total += c;
   }
   std::string all(total, '\0');
-  check_mpi(MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, comm),
-            "MPI_Allgatherv");
+  allgatherv_bytes(reinterpret_cast<const std::byte*>(mine.data()), reinterpret_cast<std::byte*>(all.data()), counts,
+                   displs, comm);
   std::vector<std::string> out;
-  for (int r = 0; r < size; ++r)
-    out.push_back(all.substr(static_cast<std::size_t>(displs[static_cast<std::size_t>(r)]),
-                             static_cast<std::size_t>(lens[static_cast<std::size_t>(r)])));
+  for (std::size_t r = 0; r < counts.size(); ++r) out.push_back(all.substr(displs[r], counts[r]));
   return out;
 }
 
@@ -256,12 +247,12 @@ void MpiCommunicator::fetch_group_inputs(CollectivePlan& p, std::vector<std::vec
     const std::vector<int>& group = p.groups[g];
     std::vector<int> comm_ranks;
     const std::vector<std::vector<std::size_t>> by = members_by_rank(p, group, &comm_ranks);
-    std::vector<int> counts, displs;
+    std::vector<std::size_t> counts, displs;
     std::size_t total = 0;
     std::vector<std::byte> mine;
     for (std::size_t r = 0; r < by.size(); ++r) {
-      counts.push_back(count_of(by[r].size() * bytes, p.name));
-      displs.push_back(count_of(total, p.name));
+      counts.push_back(by[r].size() * bytes);
+      displs.push_back(total);
       total += by[r].size() * bytes;
       if (comm_ranks[r] != rank_) continue;
       for (std::size_t k : by[r]) {
@@ -270,9 +261,7 @@ void MpiCommunicator::fetch_group_inputs(CollectivePlan& p, std::vector<std::vec
       }
     }
     std::vector<std::byte>& all = storage.emplace_back(total);
-    check_mpi(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, all.data(), counts.data(),
-                             displs.data(), MPI_BYTE, comms[g]),
-              "MPI_Allgatherv");
+    allgatherv_bytes(mine.data(), all.data(), counts, displs, comms[g]);
     for (std::size_t r = 0; r < by.size(); ++r) {
       for (std::size_t i = 0; i < by[r].size(); ++i) {
         const auto d = static_cast<std::size_t>(group[by[r][i]]);
@@ -301,52 +290,48 @@ std::vector<Tensor> MpiCommunicator::all_reduce(const std::vector<Tensor>& buffe
     const std::int64_t chunk = (n + R - 1) / R;
     auto begin_of = [&](std::int64_t j) { return std::min(j * chunk, n); };
     auto len_of = [&](std::int64_t j) { return begin_of(j + 1) - begin_of(j); };
-    std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
+    std::vector<std::size_t> send_counts, send_displs, recv_counts, recv_displs;
     std::vector<std::byte> send, recv;
     const std::byte* send_from = p.in[static_cast<std::size_t>(group[by[me].front()])];
     if (by[me].size() == 1) {  // one local member: its chunks go straight from its input
       for (std::int64_t j = 0; j < R; ++j) {
-        send_displs.push_back(count_of(static_cast<std::size_t>(begin_of(j) * eb), p.name));
-        send_counts.push_back(count_of(static_cast<std::size_t>(len_of(j) * eb), p.name));
+        send_displs.push_back(static_cast<std::size_t>(begin_of(j) * eb));
+        send_counts.push_back(static_cast<std::size_t>(len_of(j) * eb));
       }
     } else {  // several: packed chunk by chunk, members in group order
       for (std::int64_t j = 0; j < R; ++j) {
-        send_displs.push_back(count_of(send.size(), p.name));
+        send_displs.push_back(send.size());
         for (std::size_t k : by[me]) {
           const std::byte* src = p.in[static_cast<std::size_t>(group[k])] + begin_of(j) * eb;
           send.insert(send.end(), src, src + len_of(j) * eb);
         }
-        send_counts.push_back(count_of(send.size(), p.name) - send_displs.back());
+        send_counts.push_back(send.size() - send_displs.back());
       }
       send_from = send.data();
     }
     const auto my_chunk = static_cast<std::int64_t>(me);
     std::size_t recv_total = 0;
     for (std::int64_t i = 0; i < R; ++i) {
-      recv_displs.push_back(count_of(recv_total, p.name));
+      recv_displs.push_back(recv_total);
       recv_total += by[static_cast<std::size_t>(i)].size() * static_cast<std::size_t>(len_of(my_chunk) * eb);
-      recv_counts.push_back(count_of(recv_total, p.name) - recv_displs.back());
+      recv_counts.push_back(recv_total - recv_displs.back());
     }
     recv.resize(recv_total);
-    check_mpi(MPI_Alltoallv(send_from, send_counts.data(), send_displs.data(), MPI_BYTE, recv.data(),
-                            recv_counts.data(), recv_displs.data(), MPI_BYTE, comms[g]),
-              "MPI_Alltoallv");
+    alltoallv_bytes(send_from, send_counts, send_displs, recv.data(), recv_counts, recv_displs, comms[g]);
     std::vector<const std::byte*> srcs(group.size());
     for (std::size_t i = 0; i < by.size(); ++i)
       for (std::size_t m = 0; m < by[i].size(); ++m)
         srcs[by[i][m]] = recv.data() + recv_displs[i] + m * static_cast<std::size_t>(len_of(my_chunk) * eb);
     std::vector<std::byte> reduced(static_cast<std::size_t>(len_of(my_chunk) * eb));
     reduce_range(p.dtype, op, srcs, 0, reduced.data(), 0, len_of(my_chunk));
-    std::vector<int> counts, displs;
+    std::vector<std::size_t> counts, displs;
     for (std::int64_t j = 0; j < R; ++j) {
-      counts.push_back(count_of(static_cast<std::size_t>(len_of(j) * eb), p.name));
-      displs.push_back(count_of(static_cast<std::size_t>(begin_of(j) * eb), p.name));
+      counts.push_back(static_cast<std::size_t>(len_of(j) * eb));
+      displs.push_back(static_cast<std::size_t>(begin_of(j) * eb));
     }
     // Gathered straight into the first local member's output, then copied to the others.
     const std::size_t first = static_cast<std::size_t>(group[by[me].front()]) - p.first_local;
-    check_mpi(MPI_Allgatherv(reduced.data(), static_cast<int>(reduced.size()), MPI_BYTE, out[first].data(),
-                             counts.data(), displs.data(), MPI_BYTE, comms[g]),
-              "MPI_Allgatherv");
+    allgatherv_bytes(reduced.data(), out[first].data(), counts, displs, comms[g]);
     for (std::size_t m = 1; m < by[me].size(); ++m) {
       const std::size_t local = static_cast<std::size_t>(group[by[me][m]]) - p.first_local;
       std::memcpy(out[local].data(), out[first].data(), static_cast<std::size_t>(n * eb));
@@ -402,18 +387,14 @@ std::vector<Tensor> MpiCommunicator::collective_permute(const std::vector<Tensor
     if (s < 0 || owner(static_cast<std::size_t>(s)) == owner(t)) continue;
     const auto src = static_cast<std::size_t>(s);
     if (owner(src) == rank_) {
-      requests.emplace_back();
-      check_mpi(MPI_Isend(p.in[src], count_of(bytes, p.name), MPI_BYTE, owner(t), s, world_, &requests.back()),
-                "MPI_Isend");
+      isend_bytes(p.in[src], bytes, owner(t), s, world_, requests);
     } else if (owner(t) == rank_) {
       std::vector<std::byte>& buf = storage.emplace_back(bytes);
-      requests.emplace_back();
-      check_mpi(MPI_Irecv(buf.data(), count_of(bytes, p.name), MPI_BYTE, owner(src), s, world_, &requests.back()),
-                "MPI_Irecv");
+      irecv_bytes(buf.data(), bytes, owner(src), s, world_, requests);
       p.in[src] = buf.data();
     }
   }
-  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  wait_all(requests);
   return collective_permute_on_cores(p, source_of);
 }
 

@@ -1,9 +1,9 @@
 /**
  * \file A world launch's collectives between processes over MPI: each step's status agreed by
  * every process, then the groups that cross processes moved with the matching MPI collective
- * (all_gather: MPI_Allgatherv; all_to_all and reduce_scatter: MPI_Alltoallv of exactly the parts
- * each process needs; all_reduce: that reduce-scatter, then MPI_Allgatherv of the reduced parts;
- * permutes: point to point). Reductions run here in group order, so the bits are the in-process ones.
+ * (all_gather: an all-gather; all_to_all and reduce_scatter: an all-to-all of exactly the parts
+ * each process needs; all_reduce: that reduce-scatter, then an all-gather of the reduced parts;
+ * permutes: point to point; every message of any size, mpi_messages.h). Reductions run here in group order, so the bits are the in-process ones.
  */
 #include <fmt/format.h>
 
@@ -18,6 +18,7 @@
 #include "core/box_copy.h"
 #include "kernel_collective_transport.h"
 #include "mpi_communicator.h"
+#include "mpi_messages.h"
 #include "mpi_support.h"
 #include "nki/error.h"
 #include "v_chunks.h"
@@ -166,21 +167,22 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
   }
 
   /**
-   * MPI_Alltoallv over `comm`: send[q] to process q, recv[q] from it. Pieces that are one run of
+   * An all-to-all over `comm` (alltoallv_bytes): send[q] to process q, recv[q] from it. Pieces that are one run of
    * memory (a src's chunks in order; a Staging block) go to MPI in place; others through a copy.
    */
   static void alltoallv(MPI_Comm comm, const std::vector<std::vector<Piece>>& send,
-                        const std::vector<std::vector<Piece>>& recv, const char* name) {
-    auto layout = [&](const std::vector<std::vector<Piece>>& lists, std::vector<int>& counts, std::vector<int>& displs) {
+                        const std::vector<std::vector<Piece>>& recv) {
+    auto layout = [&](const std::vector<std::vector<Piece>>& lists, std::vector<std::size_t>& counts,
+                      std::vector<std::size_t>& displs) {
       std::size_t total = 0;
       for (const auto& pieces : lists) {
-        displs.push_back(count_of(total, name));
+        displs.push_back(total);
         for (const Piece& p : pieces) total += static_cast<std::size_t>(p.bytes);
-        counts.push_back(count_of(total, name) - displs.back());
+        counts.push_back(total - displs.back());
       }
       return total;
     };
-    std::vector<int> sc, sd, rc, rd;
+    std::vector<std::size_t> sc, sd, rc, rd;
     const std::size_t out_bytes = layout(send, sc, sd), in_bytes = layout(recv, rc, rd);
     auto first = [](const std::vector<std::vector<Piece>>& lists) -> const Piece* {
       for (const auto& pieces : lists)
@@ -205,8 +207,7 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
     const bool in_place = in_first != nullptr && one_run(recv, &Piece::to);
     if (!in_place) scratch = std::make_unique_for_overwrite<std::byte[]>(std::max<std::size_t>(1, in_bytes));
     std::byte* in = in_place ? in_first->to : scratch.get();
-    check_mpi(MPI_Alltoallv(out, sc.data(), sd.data(), MPI_BYTE, in, rc.data(), rd.data(), MPI_BYTE, comm),
-              "MPI_Alltoallv");
+    alltoallv_bytes(out, sc, sd, in, rc, rd, comm);
     if (in_place) return;
     std::size_t at = 0;
     for (const auto& pieces : recv)
@@ -219,7 +220,6 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
   void run_group(const ir::CollectiveOp& op, const std::vector<int>& g, std::size_t buf) {
     const Layout l = layout(g);
     const MPI_Comm comm = c_.process_set_comm(l.procs);
-    const char* name = ir::collective_name(op.kind);
     const auto G = static_cast<std::int64_t>(g.size());
     const std::vector<std::size_t>& mine = l.positions[l.me];
     const TensorBinding& src0 = arrival(g[mine.front()]).srcs[buf];
@@ -235,22 +235,20 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
         // Every member's src reaches every process; each local member then joins them in group order.
         const std::int64_t bytes = bytes_of(src0);
         std::vector<const std::byte*> from(g.size(), nullptr);
-        std::vector<int> counts, displs;
+        std::vector<std::size_t> counts, displs;
         std::vector<std::byte> out, in;
         for (std::size_t k : mine) out.insert(out.end(), src_of(k), src_of(k) + bytes);
         std::size_t total = 0;
         for (std::size_t q = 0; q < P; ++q) {
-          displs.push_back(count_of(total, name));
+          displs.push_back(total);
           total += l.positions[q].size() * static_cast<std::size_t>(bytes);
-          counts.push_back(count_of(total, name) - displs.back());
+          counts.push_back(total - displs.back());
         }
         in.resize(total);
-        check_mpi(MPI_Allgatherv(out.data(), static_cast<int>(out.size()), MPI_BYTE, in.data(), counts.data(),
-                                 displs.data(), MPI_BYTE, comm),
-                  "MPI_Allgatherv");
+        allgatherv_bytes(out.data(), in.data(), counts, displs, comm);
         for (std::size_t q = 0; q < P; ++q)
           for (std::size_t i = 0; i < l.positions[q].size(); ++i)
-            from[l.positions[q][i]] = in.data() + displs[q] + static_cast<std::int64_t>(i) * bytes;
+            from[l.positions[q][i]] = in.data() + displs[q] + i * static_cast<std::size_t>(bytes);
         const Shape& s = src0.shape;
         for (std::size_t p : mine) {
           const TensorBinding& dst = arrival(g[p]).dsts[buf];
@@ -278,7 +276,7 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
               got[{p, k}] = b;
             }
         }
-        alltoallv(comm, send, recv, name);
+        alltoallv(comm, send, recv);
         for (std::size_t p : mine) {
           if (op.kind == Kind::all_to_all) {
             for (std::size_t k = 0; k < g.size(); ++k)
@@ -310,18 +308,16 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
             parts[k] = b;
           }
         }
-        alltoallv(comm, send, recv, name);
+        alltoallv(comm, send, recv);
         const auto reduced = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(std::max<std::int64_t>(1, len * eb)));
         reduce_range(dt, reduce_op_of(op.op), parts, 0, reduced.get(), 0, len);
-        std::vector<int> counts, displs;
+        std::vector<std::size_t> counts, displs;
         for (std::int64_t j = 0; j < R; ++j) {
-          counts.push_back(count_of(static_cast<std::size_t>((begin(j + 1) - begin(j)) * eb), name));
-          displs.push_back(count_of(static_cast<std::size_t>(begin(j) * eb), name));
+          counts.push_back(static_cast<std::size_t>((begin(j + 1) - begin(j)) * eb));
+          displs.push_back(static_cast<std::size_t>(begin(j) * eb));
         }
         std::byte* first = dst_of(mine.front());
-        check_mpi(MPI_Allgatherv(reduced.get(), count_of(static_cast<std::size_t>(len * eb), name), MPI_BYTE, first, counts.data(),
-                                 displs.data(), MPI_BYTE, comm),
-                  "MPI_Allgatherv");
+        allgatherv_bytes(reduced.get(), first, counts, displs, comm);
         for (std::size_t i = 1; i < mine.size(); ++i)
           std::memcpy(dst_of(mine[i]), first, static_cast<std::size_t>(n * eb));
         return;
@@ -336,18 +332,14 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
           if (local(dst_rank) && local(src_rank)) {
             std::memcpy(dst_of(p), src_of(from), static_cast<std::size_t>(bytes));
           } else if (local(src_rank)) {
-            requests.emplace_back();
-            check_mpi(MPI_Isend(src_of(from), count_of(static_cast<std::size_t>(bytes), name), MPI_BYTE, owner(dst_rank),
-                                src_rank, c_.world_comm(), &requests.back()),
-                      "MPI_Isend");
+            isend_bytes(src_of(from), static_cast<std::size_t>(bytes), owner(dst_rank), src_rank, c_.world_comm(),
+                        requests);
           } else if (local(dst_rank)) {
-            requests.emplace_back();
-            check_mpi(MPI_Irecv(dst_of(p), count_of(static_cast<std::size_t>(bytes), name), MPI_BYTE, owner(src_rank),
-                                src_rank, c_.world_comm(), &requests.back()),
-                      "MPI_Irecv");
+            irecv_bytes(dst_of(p), static_cast<std::size_t>(bytes), owner(src_rank), src_rank, c_.world_comm(),
+                        requests);
           }
         }
-        check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+        wait_all(requests);
         return;
       }
       case Kind::permute:
@@ -361,7 +353,6 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
 
   /** collective_permute_implicit_reduce: each sender reduces its two srcs and sends the result to its successor. */
   void ring_reduce(const ir::CollectiveOp& op, const std::vector<int>& g) {
-    const char* name = ir::collective_name(op.kind);
     const TensorBinding& any = arrival(g[static_cast<std::size_t>(layout(g).positions[layout(g).me].front())]).dsts[0];
     const std::int64_t n = shape_elements(any.shape);
     const std::size_t bytes = static_cast<std::size_t>(n * dtype_bytes(any.dtype));
@@ -380,17 +371,12 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
       } else if (local(from)) {
         std::vector<std::byte>& out = sent.emplace_back(bytes);
         reduced_into(out.data());
-        requests.emplace_back();
-        check_mpi(MPI_Isend(out.data(), count_of(bytes, name), MPI_BYTE, owner(to), from, c_.world_comm(), &requests.back()),
-                  "MPI_Isend");
+        isend_bytes(out.data(), bytes, owner(to), from, c_.world_comm(), requests);
       } else {
-        requests.emplace_back();
-        check_mpi(MPI_Irecv(arrival(to).dsts[0].data, count_of(bytes, name), MPI_BYTE, owner(from), from, c_.world_comm(),
-                            &requests.back()),
-                  "MPI_Irecv");
+        irecv_bytes(arrival(to).dsts[0].data, bytes, owner(from), from, c_.world_comm(), requests);
       }
     }
-    check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    wait_all(requests);
   }
 
   /**
@@ -401,7 +387,6 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
   void run_v(const ir::CollectiveOp& op, const std::vector<int>& g) {
     const Layout l = layout(g);
     const MPI_Comm comm = c_.process_set_comm(l.procs);
-    const char* name = ir::collective_name(op.kind);
     const int G = static_cast<int>(g.size());
     const std::vector<std::size_t>& mine = l.positions[l.me];
     const std::size_t P = l.procs.size();
@@ -414,17 +399,16 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
       out.insert(out.end(), m, m + meta_words);
       out.push_back(static_cast<std::uint32_t>(shape_elements(arrival(g[k]).srcs[0].shape)));
     }
-    std::vector<int> counts, displs;
+    std::vector<std::size_t> counts, displs;
     std::size_t total = 0;
     for (std::size_t q = 0; q < P; ++q) {
-      displs.push_back(count_of(total * 4, name));
+      displs.push_back(total * 4);
       total += l.positions[q].size() * (meta_words + 1);
-      counts.push_back(count_of(total * 4, name) - displs.back());
+      counts.push_back(total * 4 - displs.back());
     }
     std::vector<std::uint32_t> all(total);
-    check_mpi(MPI_Allgatherv(out.data(), static_cast<int>(out.size() * 4), MPI_BYTE, all.data(), counts.data(),
-                             displs.data(), MPI_BYTE, comm),
-              "MPI_Allgatherv");
+    allgatherv_bytes(reinterpret_cast<const std::byte*>(out.data()), reinterpret_cast<std::byte*>(all.data()), counts,
+                     displs, comm);
     std::vector<const std::uint32_t*> meta(g.size());
     std::vector<std::int64_t> src_elements(g.size());
     for (std::size_t q = 0; q < P; ++q)
@@ -469,7 +453,7 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
         }
       }
     }
-    alltoallv(comm, send, recv, name);  // all_gather_v too: each process's chunks to every process, once
+    alltoallv(comm, send, recv);  // all_gather_v too: each process's chunks to every process, once
     for (auto [k, p0, bytes] : landed) {
       for (std::size_t p : mine) {
         if (op.kind == Kind::all_to_all_v && p != p0) continue;  // all_gather_v: every local receiver takes it
@@ -484,7 +468,6 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
   /** collective_permute's pairs that touch this process, point to point (a local pair is a copy). */
   void permute(const ir::CollectiveOp& op) {
     std::vector<MPI_Request> requests;
-    const char* name = ir::collective_name(op.kind);
     for (const auto& [s, t] : op.pairs) {
       if (!local(s) && !local(t)) continue;
       const bool crosses = !local(s) || !local(t);
@@ -496,19 +479,13 @@ class MpiKernelCollectives final : public KernelCollectiveTransport {
       }
       if (local(s)) {
         const TensorBinding& b = arrival(s).srcs[0];
-        requests.emplace_back();
-        check_mpi(MPI_Isend(b.data, count_of(static_cast<std::size_t>(bytes_of(b)), name), MPI_BYTE, owner(t), s,
-                            c_.world_comm(), &requests.back()),
-                  "MPI_Isend");
+        isend_bytes(b.data, static_cast<std::size_t>(bytes_of(b)), owner(t), s, c_.world_comm(), requests);
       } else {
         const TensorBinding& b = arrival(t).dsts[0];
-        requests.emplace_back();
-        check_mpi(MPI_Irecv(b.data, count_of(static_cast<std::size_t>(bytes_of(b)), name), MPI_BYTE, owner(s), s,
-                            c_.world_comm(), &requests.back()),
-                  "MPI_Irecv");
+        irecv_bytes(b.data, static_cast<std::size_t>(bytes_of(b)), owner(s), s, c_.world_comm(), requests);
       }
     }
-    check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    wait_all(requests);
   }
 };
 

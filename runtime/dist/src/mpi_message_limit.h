@@ -5,7 +5,7 @@
 
 namespace nki {
 
-/** INT_MAX unless lowered: a collective that would send more in one message is err_collective_too_large. */
+/** INT_MAX unless lowered: a message of more bytes goes as several (mpi_messages.h). */
 std::size_t mpi_message_limit();
 void set_mpi_message_limit(std::size_t bytes);
 
