@@ -109,9 +109,9 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
     run_core(*busy[0]);
     return;
   }
-  // Several cores: each runs on a TBB worker of its own, all at the same time, while the caller waits;
-  // cores that wait for each other (core_barrier, sendrecv) on threads of their own, which always run.
-  (cores_meet ? run_on_own_threads : run_on_own_workers)(busy.size(), [&](std::size_t i) {
+  // Several cores: each on a thread of its own, all at the same time, while the caller waits
+  // (cores may wait for each other: core_barrier, sendrecv).
+  run_on_own_threads(busy.size(), [&](std::size_t i) {
     try {
       run_core(*busy[i]);
     } catch (const RankStopped&) {  // the other core failed: its error is the launch's
