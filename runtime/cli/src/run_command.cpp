@@ -172,12 +172,8 @@ void write_outputs(RunFiles& files, const std::string& kernel, const LaunchResul
  */
 void check_output_count(const RunFlags& s, const RegisteredKernel& k, const LaunchChoice& chosen,
                         const std::vector<TensorSpec>& args) {
-  std::vector<Shape> shapes;
-  std::vector<DType> dtypes;
-  for (const TensorSpec& a : args) {
-    shapes.push_back(a.shape);
-    dtypes.push_back(a.dtype);
-  }
+  const std::vector<Shape> shapes = shapes_of(args);
+  const std::vector<DType> dtypes = dtypes_of(args);
   const std::size_t returned =
       chosen.launch.kernel()
           .trace(shapes, dtypes, chosen.launch.grid(), sim::target_spec(s.target).nc_version)

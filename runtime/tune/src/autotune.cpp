@@ -36,12 +36,8 @@ std::string key_text(const std::string& kernel, const std::vector<TensorSpec>& a
 /** The canonical IR hash of `config`'s kernel for these arguments and its grid: the kernel's identity. */
 std::string ir_hash(const TunableKernel& k, const TuningConfig& config, const std::vector<TensorSpec>& args,
                     const std::string& target) {
-  std::vector<Shape> shapes;
-  std::vector<DType> dtypes;
-  for (const TensorSpec& a : args) {
-    shapes.push_back(a.shape);
-    dtypes.push_back(a.dtype);
-  }
+  const std::vector<Shape> shapes = shapes_of(args);
+  const std::vector<DType> dtypes = dtypes_of(args);
   return k.make(config).trace(shapes, dtypes, k.grid(config, shapes), sim::target_spec(target).nc_version)->hash;
 }
 
@@ -158,8 +154,7 @@ Lookup lookup(const TunableKernel& k, const std::vector<TensorSpec>& args, const
 
 TunedLaunch tuned_launch(const TunableKernel& k, const std::vector<TensorSpec>& args, const std::string& target,
                          bool autotune) {
-  std::vector<Shape> shapes;
-  for (const TensorSpec& a : args) shapes.push_back(a.shape);
+  const std::vector<Shape> shapes = shapes_of(args);
   TuningConfig config = k.defaults();
   std::string miss = "autotune not asked for";
   bool autotuned = false;

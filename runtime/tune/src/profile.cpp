@@ -24,12 +24,8 @@ ProfileReport profile(const BoundLaunch& launch, const std::vector<TensorSpec>& 
     throw UserError("err_argument_count", k.name(), {},
                     fmt::format("the kernel takes {} tensors, {} were given", k.arity(), args.size()));
   }
-  std::vector<Shape> shapes;
-  std::vector<DType> dtypes;
-  for (const TensorSpec& a : args) {
-    shapes.push_back(a.shape);
-    dtypes.push_back(a.dtype);
-  }
+  const std::vector<Shape> shapes = shapes_of(args);
+  const std::vector<DType> dtypes = dtypes_of(args);
   const std::vector<CoreSchedule> placed =
       place_instances(launch.grid(), spec.cores_per_chip, k.name(), unannotated_cores);
   const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, launch.grid(), spec.nc_version);
@@ -44,12 +40,8 @@ ProfileReport profile(const BoundLaunch& launch, const std::vector<TensorSpec>& 
 ProfileReport profile_world(const BoundLaunch& launch, const Mesh& mesh, const std::vector<TensorSpec>& args,
                             const std::string& target, bool keep_events, int lnc) {
   const sim::TargetSpec& spec = sim::target_spec(target);
-  std::vector<Shape> shapes;
-  std::vector<DType> dtypes;
-  for (const TensorSpec& a : args) {
-    shapes.push_back(a.shape);
-    dtypes.push_back(a.dtype);
-  }
+  const std::vector<Shape> shapes = shapes_of(args);
+  const std::vector<DType> dtypes = dtypes_of(args);
   const WorldWork w = WorldLaunch(launch, mesh).plan_cost(shapes, dtypes, spec, lnc);
   ProfileReport r = sim::estimate(*w.traced->ir, w.ranks, spec, keep_events);
   r.grid = launch.grid().str();

@@ -91,12 +91,8 @@ std::optional<std::string> config_rejection(const TunableKernel& k, const Tuning
   if (k.forbidden) {
     if (std::optional<std::string> why = k.forbidden(config, args, spec)) return why;
   }
-  std::vector<Shape> shapes;
-  std::vector<DType> dtypes;
-  for (const TensorSpec& a : args) {
-    shapes.push_back(a.shape);
-    dtypes.push_back(a.dtype);
-  }
+  const std::vector<Shape> shapes = shapes_of(args);
+  const std::vector<DType> dtypes = dtypes_of(args);
   // The backstop: what a launch of this configuration would refuse, with the launch's own message.
   try {
     const BoundLaunch launch = k.launch(config, shapes);

@@ -20,6 +20,19 @@ struct TensorSpec {
   DType dtype;
 };
 
+/** The shapes of `args`, in order (what Kernel::trace and the grids take). */
+inline std::vector<Shape> shapes_of(const std::vector<TensorSpec>& args) {
+  std::vector<Shape> out;
+  for (const TensorSpec& a : args) out.push_back(a.shape);
+  return out;
+}
+/** The dtypes of `args`, in order. */
+inline std::vector<DType> dtypes_of(const std::vector<TensorSpec>& args) {
+  std::vector<DType> out;
+  for (const TensorSpec& a : args) out.push_back(a.dtype);
+  return out;
+}
+
 /**
  * Estimates how `launch` would run on `target` (trn1, inf2, trn2, trn3): the kernel is traced
  * for these shapes, its on-chip capacity checked, its instances placed on the chip's cores
