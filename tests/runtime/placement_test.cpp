@@ -63,6 +63,26 @@ TEST_CASE("nc factors on two axes combine row-major into the core index") {
   CHECK(cores[3].instances == Ids{{1, 1}});
 }
 
+TEST_CASE("three axes with nc factors inside spmd_dims: each instance on the core its nc indices spell") {
+  // spmd_dim(3, nc(2), 2) is one axis of 12 with index (i3 * 2 + i_nc) * 2 + i2; the core is the
+  // row-major combination of the nc indices over the axes: nc of axis 0 (size 2) then axis 2's.
+  auto cores = nki::place_instances(grid({nl::spmd_dim(3, nl::nc(2), 2), 5, nl::spmd_dim(nl::nc(2), 3)}), 4);
+  std::int64_t placed = 0;
+  for (const nki::CoreSchedule& c : cores) {
+    std::vector<std::int64_t> previous;
+    for (const std::vector<std::int64_t>& id : c.instances) {
+      REQUIRE(id.size() == 3);
+      const std::int64_t nc0 = id[0] / 2 % 2, nc2 = id[2] / 3;
+      CHECK(c.nc == nc0 * 2 + nc2);
+      CHECK(previous < id);  // row-major order on each core
+      previous = id;
+      ++placed;
+    }
+    CHECK(c.instances.size() == 12 * 5 * 6 / 4);
+  }
+  CHECK(placed == 12 * 5 * 6);
+}
+
 TEST_CASE("a grid without axes is one instance on NC0") {
   auto cores = nki::place_instances(nki::GridSpec{}, 2);
   CHECK(cores[0].instances == Ids{{}});
