@@ -59,7 +59,9 @@ inline std::string user_error_of(const std::function<void()>& f) {
 /**
  * What `f` writes to the process's stderr (file descriptor 2, stdio and iostreams alike), less
  * the lines a sanitizer's runtime adds ("==PID==WARNING: ..."), which come once per process
- * wherever it first meets what they note.
+ * wherever it first meets what they note, and the cache's "nki: waiting for another compile"
+ * lines, which come when another test process compiles the same key into the shared test
+ * cache at that moment (on a fresh cache, the Halide runtime every kernel links).
  */
 inline std::string stderr_of(const std::function<void()>& f) {
   std::fflush(stderr);
@@ -87,7 +89,8 @@ inline std::string stderr_of(const std::function<void()>& f) {
   while (std::getline(in, line)) {
     const bool sanitizer = line.size() > 2 && line.starts_with("==") && line.find("==", 2) != std::string::npos &&
                            std::isdigit(static_cast<unsigned char>(line[2]));
-    if (!sanitizer) text += line + "\n";
+    const bool waited = line.starts_with("nki: waiting for another compile of ");
+    if (!sanitizer && !waited) text += line + "\n";
   }
   ::unlink(path);
   return text;
