@@ -18,7 +18,7 @@
 int main(int argc, char** argv) {
   nki::MpiWorld world(&argc, &argv);
   ::setenv("NKI_CACHE_DIR", NKI_TEST_CACHE_DIR, 0);
-  // A small limit makes every message past it go as several (ctest mpi_suite_np3_small_messages).
+  // A small limit makes every message past it go as several (ctest mpi_suite_np2_small_messages).
   if (const char* limit = std::getenv("NKI_TEST_MPI_MESSAGE_LIMIT")) nki::set_mpi_message_limit(std::stoul(limit));
   doctest::Context context(argc, argv);
   if (world.rank() != 0) {

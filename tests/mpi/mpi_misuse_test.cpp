@@ -2,7 +2,6 @@
  * \file Misuse only a process under mpirun can make: a second nki::MpiWorld, a collective from
  * another thread; and a message larger than MPI's int counts carry, which goes as several.
  */
-#include <climits>
 #include <thread>
 
 #include "mpi_message_limit.h"

@@ -12,8 +12,12 @@ namespace nki {
 
 namespace {
 
-/** The tag of alltoallv_bytes' messages. Its pieces complete before it returns, so reuse is safe. */
-constexpr int kAlltoallvTag = 32000;
+/**
+ * The tag of the point-to-point messages of allgatherv_bytes and alltoallv_bytes. Each call's
+ * messages complete before it returns, and MPI matches one sender's messages in order, so
+ * every call may use the same tag.
+ */
+constexpr int kCollectiveTag = 32000;
 
 /** The largest piece: the limit, never more than an int counts. */
 std::size_t piece_limit() { return std::clamp<std::size_t>(mpi_message_limit(), 1, static_cast<std::size_t>(INT_MAX)); }
@@ -61,8 +65,8 @@ void allgatherv_bytes(const std::byte* mine, std::byte* all, const std::vector<s
   std::vector<MPI_Request> requests;
   for (std::size_t r = 0; r < counts.size(); ++r) {
     if (r == self) continue;
-    isend_bytes(mine, counts[self], static_cast<int>(r), kAlltoallvTag, comm, requests);
-    irecv_bytes(all + displs[r], counts[r], static_cast<int>(r), kAlltoallvTag, comm, requests);
+    isend_bytes(mine, counts[self], static_cast<int>(r), kCollectiveTag, comm, requests);
+    irecv_bytes(all + displs[r], counts[r], static_cast<int>(r), kCollectiveTag, comm, requests);
   }
   if (counts[self] > 0 && all + displs[self] != mine) std::memmove(all + displs[self], mine, counts[self]);
   wait_all(requests);
@@ -78,8 +82,8 @@ void alltoallv_bytes(const std::byte* send, const std::vector<std::size_t>& send
   std::vector<MPI_Request> requests;
   for (std::size_t q = 0; q < send_counts.size(); ++q) {
     if (q == self) continue;
-    irecv_bytes(recv + recv_displs[q], recv_counts[q], static_cast<int>(q), kAlltoallvTag, comm, requests);
-    isend_bytes(send + send_displs[q], send_counts[q], static_cast<int>(q), kAlltoallvTag, comm, requests);
+    irecv_bytes(recv + recv_displs[q], recv_counts[q], static_cast<int>(q), kCollectiveTag, comm, requests);
+    isend_bytes(send + send_displs[q], send_counts[q], static_cast<int>(q), kCollectiveTag, comm, requests);
   }
   if (send_counts[self] > 0) std::memcpy(recv + recv_displs[self], send + send_displs[self], send_counts[self]);
   wait_all(requests);
