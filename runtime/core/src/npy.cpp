@@ -18,8 +18,8 @@ namespace nki {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& path, const std::string& why) {
-  throw UserError("err_invalid_npy", "", {}, fmt::format("{}: {}", path, why));
+[[noreturn]] void bad(const std::string& path, const std::string& why, std::string_view error_name = "err_invalid_npy") {
+  throw UserError(std::string(error_name), "", {}, fmt::format("{}: {}", path, why));
 }
 
 /** The value text of `key` in a .npy header dict, e.g. "'<f4'" or "(512, 2048)". */
@@ -138,6 +138,25 @@ NpyArray parse_npy(std::string_view bytes, const std::string& path) {
   const std::string header(bytes.substr(header_start, header_len));
 
   const std::string descr = header_value(path, header, "descr");
+  if (header_value(path, header, "fortran_order") != "False") bad(path, "is in Fortran order; expected C order");
+  const Shape shape = parse_shape(path, header_value(path, header, "shape"));
+  return decode_npy_data(descr, shape, bytes.substr(header_start + header_len), path);
+}
+
+std::int64_t check_npy_shape(const Shape& shape, const std::string& path, std::string_view error_name) {
+  if (shape.empty()) bad(path, "holds a 0-d scalar; expected an array", error_name);
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) {
+    if (d <= 0) bad(path, fmt::format("has shape {} with an empty dimension", shape_str(shape)), error_name);
+    if (n > (std::int64_t{1} << 40) / d) bad(path, fmt::format("shape {} is too large", shape_str(shape)), error_name);
+    n *= d;
+  }
+  return n;
+}
+
+NpyArray decode_npy_data(std::string_view descr, Shape shape, std::string_view bytes, const std::string& path,
+                         std::string_view error_name) {
+  auto bad = [&](const std::string& subject, const std::string& why) { nki::bad(subject, why, error_name); };
   const NpyType* type = nullptr;
   for (const NpyType& n : kNpyTypes)
     if (descr == n.descr) type = &n;
@@ -152,21 +171,13 @@ NpyArray parse_npy(std::string_view bytes, const std::string& path) {
                           descr));
   }
   if (wide != nullptr) type = npy_type_of(wide->narrowed_to);
-  if (header_value(path, header, "fortran_order") != "False") bad(path, "is in Fortran order; expected C order");
   NpyArray out;
-  out.shape = parse_shape(path, header_value(path, header, "shape"));
-  if (out.shape.empty()) bad(path, "holds a 0-d scalar; expected an array");
-  std::int64_t n = 1;
-  for (std::int64_t d : out.shape) {
-    if (d <= 0) bad(path, fmt::format("has shape {} with an empty dimension", shape_str(out.shape)));
-    if (n > (std::int64_t{1} << 40) / d) bad(path, fmt::format("shape {} is too large", shape_str(out.shape)));
-    n *= d;
-  }
-  const std::size_t data_start = header_start + header_len;
+  out.shape = std::move(shape);
+  const std::int64_t n = check_npy_shape(out.shape, path, error_name);
   const int eb = wide != nullptr ? 8 : dtype_bytes(type->dtype);
   const std::string_view numpy_name = wide != nullptr ? wide->numpy_name : type->numpy_name;
   const std::size_t want = static_cast<std::size_t>(n) * static_cast<std::size_t>(eb);
-  const std::size_t have = bytes.size() - data_start;
+  const std::size_t have = bytes.size();
   if (have < want) {
     bad(path, fmt::format("truncated data: shape {} of {} needs {} bytes after the header, the file has {}",
                           shape_str(out.shape), numpy_name, want, have));
@@ -184,9 +195,9 @@ NpyArray parse_npy(std::string_view bytes, const std::string& path) {
                                 path, shape_str(out.shape), numpy_name, held, bytes.size(),
                                 sim::host_memory_bytes()));
   }
-    static_assert(std::endian::native == std::endian::little, ".npy little-endian data is read as native values");
+  static_assert(std::endian::native == std::endian::little, ".npy little-endian data is read as native values");
   out.dtype = type->dtype;
-  const char* src = bytes.data() + data_start;
+  const char* src = bytes.data();
   out.values.resize(static_cast<std::size_t>(n));
   out.data.resize(static_cast<std::size_t>(n));
   if (wide == nullptr) {

@@ -35,6 +35,23 @@ NpyArray read_npy(const std::string& path);
 /** The array in `bytes`, the contents of a .npy file; errors as read_npy's, naming `path`. */
 NpyArray parse_npy(std::string_view bytes, const std::string& path);
 
+/**
+ * The array of `shape` whose elements are `bytes`, C order, of the NumPy dtype `descr` as a
+ * .npy header spells it ("'<f4'", "'|b1'"): read and narrowed as read_npy reads a file.
+ * Throws nki::UserError `error_name` with `subject` ("a.npy", "argument 2") leading the message
+ * for another dtype, an empty dimension, or bytes that are not the shape's.
+ */
+NpyArray decode_npy_data(std::string_view descr, Shape shape, std::string_view bytes, const std::string& subject,
+                         std::string_view error_name = "err_invalid_npy");
+
+/**
+ * The number of elements of an array of `shape`, after the checks decode_npy_data makes of it:
+ * nki::UserError `error_name`, led by `subject`, for a 0-d shape, an empty dimension or more
+ * than 2^40 elements.
+ */
+std::int64_t check_npy_shape(const Shape& shape, const std::string& subject,
+                             std::string_view error_name = "err_invalid_npy");
+
 /** The bytes of a float32 .npy (format 1.0) holding `values` of `shape`. */
 std::string encode_npy(const Shape& shape, std::span<const float> values);
 
