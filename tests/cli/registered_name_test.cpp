@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_fixture.h"
-#include "registered_name.h"
+#include "cli/registered_name.h"
 
 using namespace clitest;
 

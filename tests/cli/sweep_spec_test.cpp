@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "nki/error.h"
-#include "sweep_spec.h"
+#include "cli/sweep_spec.h"
 
 using nki::cli::parse_sweep;
 using nki::cli::SweepAxis;

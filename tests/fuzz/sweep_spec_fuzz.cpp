@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "nki/error.h"
-#include "sweep_spec.h"
+#include "cli/sweep_spec.h"
 
 // Bad text must end in nki::UserError (err_invalid_sweep); a parsed spec has positive values,
 // no name or value twice, and prints back to a spelling that parses to the same axes.

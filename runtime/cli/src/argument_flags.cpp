@@ -1,5 +1,5 @@
 /** \file --dtype, the choice between --input and --shape, and --input files as arguments, alike in every command. */
-#include "argument_flags.h"
+#include "cli/argument_flags.h"
 
 #include <fmt/format.h>
 
@@ -21,14 +21,14 @@ std::vector<std::string_view> float_dtype_names() {
 
 std::string dtype_flag_choices() { return fmt::format("{{{}}}", fmt::join(float_dtype_names(), ",")); }
 
-DType parse_dtype_flag(const std::string& text) {
+DType parse_dtype_flag(const std::string& text, std::string_view flag) {
   // The short names, NKI's (bfloat16, float8_e4m3, ...) and NKI's spelled as Python does (nl.bfloat16).
   std::string_view name = text;
   for (std::string_view prefix : {"nki.language.", "nl."})
     if (name.starts_with(prefix)) name.remove_prefix(prefix.size());
   if (const std::optional<DType> t = parse_dtype(name); t && is_float(*t)) return *t;
   throw UserError("err_unknown_dtype", "", {},
-                  fmt::format("unknown --dtype \"{}\"; expected one of {}", text, fmt::join(float_dtype_names(), ", ")));
+                  fmt::format("unknown {} \"{}\"; expected one of {}", flag, text, fmt::join(float_dtype_names(), ", ")));
 }
 
 void check_input_or_shape(const std::string& kernel, const std::vector<std::string>& inputs,

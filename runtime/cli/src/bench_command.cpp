@@ -7,18 +7,18 @@
 #include <filesystem>
 #include <optional>
 
-#include "argument_flags.h"
-#include "launch_choice.h"
+#include "cli/argument_flags.h"
+#include "cli/launch_choice.h"
 #include "nki/npy.h"
 #include "nki/simulator/device.h"
 #include "nki/simulator/target.h"
 #include "nki/sweep.h"
-#include "pending_file.h"
-#include "shape_flag.h"
+#include "cli/pending_file.h"
+#include "cli/shape_flag.h"
 #include "sweep_plot.h"
 #include "sweep_progress.h"
-#include "sweep_spec.h"
-#include "sweep_table.h"
+#include "cli/sweep_spec.h"
+#include "cli/sweep_table.h"
 
 namespace nki::cli {
 
@@ -57,14 +57,6 @@ struct BenchArguments {
   std::optional<sim::Device> device;
   std::vector<Tensor> tensors;
 };
-
-const TunableKernel& find_tunable_kernel(const KernelRegistry& registry, const std::string& name) {
-  if (registry.find(name) == nullptr && registry.find_tunable(name) == nullptr) {
-    throw UserError("err_unknown_kernel", "", {},
-                    fmt::format("unknown kernel \"{}\"; tunable kernels: {}", name, fmt::join(registry.tunable_names(), ", ")));
-  }
-  return require_tunable(registry, name, "has no tile parameters to sweep");
-}
 
 /** --csv, --json-file and --plot: none empty, no two naming the same file. */
 void check_output_paths(const BenchFlags& s) {

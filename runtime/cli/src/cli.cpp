@@ -7,32 +7,19 @@
 #include <algorithm>
 
 #include "bench_command.h"
+#include "cli/one_line.h"
 #include "cache_command.h"
 #include "compile_command.h"
 #include "mesh_command.h"
 #include "nki/interrupt.h"
 #include "profile_command.h"
-#include "registered_name.h"
+#include "cli/registered_name.h"
 #include "run_command.h"
 #include "unknown_option.h"
 
 namespace nki::cli {
 
 namespace {
-
-/** An error message as the single line the command promises: newlines become "; ". */
-std::string one_line(std::string_view what) {
-  std::string s;
-  for (char ch : what) {
-    if (ch == '\n') {
-      if (!s.empty() && s.back() != ' ') s += "; ";
-    } else {
-      s += ch;
-    }
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == ';')) s.pop_back();
-  return s;
-}
 
 /** The kernel name the parsed command was given (its `kernel` positional), or "". */
 std::string asked_kernel(const CLI::App& app) {

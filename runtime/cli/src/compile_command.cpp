@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "argument_flags.h"
+#include "cli/argument_flags.h"
 #include "nki/communicator.h"
 #include "nki/compile.h"
 #include "nki/compile_cache.h"
@@ -17,8 +17,8 @@
 #include "nki/npy.h"
 #include "nki/registry.h"
 #include "pending_directory.h"
-#include "pending_file.h"
-#include "shape_flag.h"
+#include "cli/pending_file.h"
+#include "cli/shape_flag.h"
 
 namespace nki::cli {
 

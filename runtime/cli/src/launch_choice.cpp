@@ -1,10 +1,10 @@
 /** \file The registered kernel, the autotuned or the given configuration, and the grid. */
-#include "launch_choice.h"
+#include "cli/launch_choice.h"
 
 #include <fmt/format.h>
 
 #include "nki/autotune.h"
-#include "sweep_spec.h"
+#include "cli/sweep_spec.h"
 
 namespace nki::cli {
 
@@ -12,6 +12,14 @@ const TunableKernel& require_tunable(const KernelRegistry& registry, const std::
   if (const TunableKernel* tunable = registry.find_tunable(name)) return *tunable;
   throw UserError("err_not_tunable", name, {},
                   fmt::format("{}; tunable kernels: {}", why_not, fmt::join(registry.tunable_names(), ", ")));
+}
+
+const TunableKernel& find_tunable_kernel(const KernelRegistry& registry, const std::string& name) {
+  if (registry.find(name) == nullptr && registry.find_tunable(name) == nullptr) {
+    throw UserError("err_unknown_kernel", "", {},
+                    fmt::format("unknown kernel \"{}\"; tunable kernels: {}", name, fmt::join(registry.tunable_names(), ", ")));
+  }
+  return require_tunable(registry, name, "has no tile parameters to sweep");
 }
 
 TuningRequest tuning_request(const KernelRegistry& registry, const RegisteredKernel& k, bool autotune,

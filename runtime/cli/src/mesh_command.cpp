@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "nki/error.h"
@@ -13,8 +12,9 @@
 #include "nki/partition_spec.h"
 #include "nki/replica_groups.h"
 #include "nki/sharding.h"
-#include "mesh_flag.h"
-#include "shape_flag.h"
+#include "cli/mesh_flag.h"
+#include "cli/mesh_json.h"
+#include "cli/shape_flag.h"
 
 namespace nki::cli {
 
@@ -22,31 +22,15 @@ namespace {
 
 
 std::string replica_groups_output(const ReplicaGroups& rg, bool json) {
-  if (json) {
-    nlohmann::ordered_json j;
-    j["replica_groups"] = rg.groups;
-    j["iota"] = rg.iota ? nlohmann::ordered_json(*rg.iota) : nlohmann::ordered_json(nullptr);
-    return j.dump() + "\n";
-  }
+  if (json) return replica_groups_json(rg).dump() + "\n";
   return fmt::format("replica_groups: {}\niota: {}\n", rg.str(),
                      rg.iota ? *rg.iota : "none (the device order is not a transposed iota)");
 }
 
 std::string sharding_output(const Sharding& s, const Shape& shape, bool json) {
+  if (json) return sharding_json(s, shape).dump() + "\n";
   const std::optional<std::string> iota = s.iota_str();
   const std::vector<ShardPlacement> placement = s.placement(shape);
-  if (json) {
-    nlohmann::ordered_json j;
-    j["annotation"] = s.str();
-    j["iota_annotation"] = iota ? nlohmann::ordered_json(*iota) : nlohmann::ordered_json(nullptr);
-    nlohmann::ordered_json devices = nlohmann::ordered_json::array();
-    for (const ShardPlacement& p : placement) {
-      devices.push_back(
-          {{"device", p.device}, {"slices", p.slices}, {"padding", p.padding}, {"replica_id", p.replica_id}});
-    }
-    j["devices"] = devices;
-    return j.dump() + "\n";
-  }
   std::string text = fmt::format("annotation: {}\niota_annotation: {}\n", s.str(),
                                  iota ? *iota : "none (the device order is not a transposed iota)");
   for (const ShardPlacement& p : placement) {

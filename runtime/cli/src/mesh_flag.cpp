@@ -1,5 +1,5 @@
 /** \file Parsing `--mesh x=2,y=4` and `--device-ids` into a nki::Mesh. */
-#include "mesh_flag.h"
+#include "cli/mesh_flag.h"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 /** \file Whole-or-nothing output files (temporary + rename). */
-#include "pending_file.h"
+#include "cli/pending_file.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

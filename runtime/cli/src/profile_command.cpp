@@ -7,13 +7,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "argument_flags.h"
-#include "launch_choice.h"
-#include "mesh_flag.h"
+#include "cli/argument_flags.h"
+#include "cli/launch_choice.h"
+#include "cli/mesh_flag.h"
 #include "nki/npy.h"
 #include "nki/profile.h"
-#include "pending_file.h"
-#include "shape_flag.h"
+#include "cli/pending_file.h"
+#include "cli/shape_flag.h"
 
 namespace nki::cli {
 

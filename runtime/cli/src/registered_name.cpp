@@ -1,5 +1,5 @@
 /** \file A launch's errors in the registered name of its kernel. */
-#include "registered_name.h"
+#include "cli/registered_name.h"
 
 namespace nki::cli {
 

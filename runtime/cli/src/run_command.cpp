@@ -9,13 +9,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "argument_flags.h"
-#include "launch_choice.h"
+#include "cli/argument_flags.h"
+#include "cli/launch_choice.h"
 #include "nki/communicator.h"
 #include "nki/npy.h"
 #include "nki/simulator/target.h"
 #include "nki/traced_kernel.h"
-#include "pending_file.h"
+#include "cli/pending_file.h"
 #include "sigint_stops_launch.h"
 
 namespace nki::cli {

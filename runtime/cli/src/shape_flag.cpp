@@ -1,5 +1,5 @@
 /** \file `--shape 16x16` parsing. */
-#include "shape_flag.h"
+#include "cli/shape_flag.h"
 
 #include <fmt/format.h>
 

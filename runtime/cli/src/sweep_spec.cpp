@@ -1,5 +1,5 @@
 /** \file The --sweep and --config parsers. */
-#include "sweep_spec.h"
+#include "cli/sweep_spec.h"
 
 #include <fmt/format.h>
 

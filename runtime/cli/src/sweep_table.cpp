@@ -1,5 +1,5 @@
 /** \file The text table, CSV and JSON of a sweep. */
-#include "sweep_table.h"
+#include "cli/sweep_table.h"
 
 #include <fmt/format.h>
 

@@ -22,6 +22,12 @@ namespace nki::cli {
  */
 const TunableKernel& require_tunable(const KernelRegistry& registry, const std::string& name, const std::string& why_not);
 
+/**
+ * The tunable kernel `name` a sweep runs: nki::UserError err_unknown_kernel listing the tunable
+ * kernels when no kernel has that name, err_not_tunable when it has no tile parameters.
+ */
+const TunableKernel& find_tunable_kernel(const KernelRegistry& registry, const std::string& name);
+
 /** What a command asks of a tunable kernel. */
 struct TuningRequest {
   const TunableKernel* tunable = nullptr;  ///< nullptr: the registered kernel, as is

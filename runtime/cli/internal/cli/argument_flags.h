@@ -19,9 +19,9 @@ std::string dtype_flag_choices();
  * names for them, bare or with the nl. prefix: bfloat16, nl.float32, ...): what float arguments
  * are rounded to. Integer and bool arguments come from .npy files with their own dtype, so
  * --dtype names no integer dtype. Throws nki::UserError (err_unknown_dtype) naming the value
- * and the choices.
+ * and the choices, as `flag` ("--dtype", or the Python module's "dtype=") gave it.
  */
-DType parse_dtype_flag(const std::string& text);
+DType parse_dtype_flag(const std::string& text, std::string_view flag = "--dtype");
 
 /**
  * The arguments come as --input files or as --shape sizes: throws nki::UserError
