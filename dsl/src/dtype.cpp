@@ -1,5 +1,10 @@
 /** \file Element types: names, sizes, promotion and bit-exact conversions. */
 #include "nki/dtype.h"
+#include "nki/dtype_arrays.h"
+
+#include <fmt/format.h>
+
+#include "nki/error.h"
 
 #include <bit>
 #include <cmath>
@@ -143,23 +148,25 @@ DType promote_scalar(DType t, bool scalar_is_float) {
   return t == DType::boolean ? DType::int32 : t;
 }
 
-std::uint16_t float_to_bf16_bits(float f) {
+namespace {
+
+// The 16-bit conversions, inline here so the whole-array loops below inline them too.
+inline std::uint16_t bf16_of(float f) {
   const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) {
-    // NaN: sign and top payload bits kept (a bf16 NaN converts back unchanged); when the
-    // kept payload would be zero the quiet bit is set, so the result stays a NaN.
-    const std::uint16_t top = static_cast<std::uint16_t>(bits >> 16);
-    return (top & 0x7fu) == 0 ? static_cast<std::uint16_t>(top | 0x40u) : top;
-  }
-  const std::uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<std::uint16_t>((bits + rounding) >> 16);
+  // Both results computed, one selected: no branch, so the array loops vectorize.
+  // NaN: sign and top payload bits kept (a bf16 NaN converts back unchanged); when the kept
+  // payload would be zero the quiet bit is set, so the result stays a NaN.
+  const std::uint32_t top = bits >> 16;
+  const std::uint32_t nan = (top & 0x7fu) == 0 ? (top | 0x40u) : top;
+  const std::uint32_t rounded = (bits + 0x7fffu + (top & 1u)) >> 16;
+  return static_cast<std::uint16_t>((bits & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
 }
 
-float bf16_bits_to_float(std::uint16_t bits) {
+inline float float_of_bf16(std::uint16_t bits) {
   return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
 }
 
-std::uint16_t float_to_fp16_bits(float f) {
+inline std::uint16_t fp16_of(float f) {
   const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
   const std::uint32_t sign = (bits >> 16) & 0x8000u;
   const std::uint32_t abs = bits & 0x7fffffffu;
@@ -187,7 +194,7 @@ std::uint16_t float_to_fp16_bits(float f) {
   return static_cast<std::uint16_t>(sign | v);
 }
 
-float fp16_bits_to_float(std::uint16_t h) {
+inline float float_of_fp16(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   const std::uint32_t exp = (h >> 10) & 0x1fu;
   const std::uint32_t man = h & 0x03ffu;
@@ -197,6 +204,33 @@ float fp16_bits_to_float(std::uint16_t h) {
   }
   if (exp == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (man << 13));
   return std::bit_cast<float>(sign | ((exp + 112u) << 23) | (man << 13));
+}
+
+}  // namespace
+
+std::uint16_t float_to_bf16_bits(float f) { return bf16_of(f); }
+float bf16_bits_to_float(std::uint16_t bits) { return float_of_bf16(bits); }
+std::uint16_t float_to_fp16_bits(float f) { return fp16_of(f); }
+float fp16_bits_to_float(std::uint16_t h) { return float_of_fp16(h); }
+
+void floats_to_bits16(std::span<const float> in, DType t, std::uint16_t* out) {
+  if (t == DType::bf16) {
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = bf16_of(in[i]);
+  } else if (t == DType::fp16) {
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = fp16_of(in[i]);
+  } else {
+    throw InternalError(fmt::format("floats_to_bits16: {} is not a 16-bit float dtype", dtype_name(t)));
+  }
+}
+
+void bits16_to_floats(const std::uint16_t* in, DType t, std::span<float> out) {
+  if (t == DType::bf16) {
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = float_of_bf16(in[i]);
+  } else if (t == DType::fp16) {
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = float_of_fp16(in[i]);
+  } else {
+    throw InternalError(fmt::format("bits16_to_floats: {} is not a 16-bit float dtype", dtype_name(t)));
+  }
 }
 
 namespace {

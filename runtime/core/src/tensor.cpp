@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <cstring>
 
+#include "nki/dtype_arrays.h"
 #include "nki/error.h"
 
 namespace nki {
@@ -42,8 +44,16 @@ Tensor::Tensor(Shape shape, DType dtype, const sim::Device& device)
 Tensor Tensor::from_floats(Shape shape, DType dtype, std::span<const float> values, const sim::Device& device) {
   Tensor t(std::move(shape), dtype, device);
   check_value_count(values.size(), t);
-  const int eb = dtype_bytes(dtype);
-  for (std::size_t i = 0; i < values.size(); ++i) store_element(t.data() + i * eb, dtype, load_element(&values[i], DType::fp32));
+  // The common dtypes straight from the float's bits: what store_element(load_element(f)) gives,
+  // without the trip through double (widen then narrow is the identity, NaN payloads included).
+  if (dtype == DType::fp32) {
+    std::memcpy(t.data(), values.data(), values.size_bytes());
+  } else if (dtype == DType::bf16 || dtype == DType::fp16) {
+    floats_to_bits16(values, dtype, reinterpret_cast<std::uint16_t*>(t.data()));
+  } else {
+    const int eb = dtype_bytes(dtype);
+    for (std::size_t i = 0; i < values.size(); ++i) store_element(t.data() + i * eb, dtype, load_element(&values[i], DType::fp32));
+  }
   return t;
 }
 
@@ -64,8 +74,15 @@ std::vector<double> Tensor::to_values() const {
 
 std::vector<float> Tensor::to_floats() const {
   std::vector<float> out(static_cast<std::size_t>(elements()));
-  const int eb = dtype_bytes(dtype_);
-  for (std::size_t i = 0; i < out.size(); ++i) store_element(&out[i], DType::fp32, load_element(data() + i * eb, dtype_));
+  // As in from_floats: the common dtypes from their bits, the same floats the generic path gives.
+  if (dtype_ == DType::fp32) {
+    std::memcpy(out.data(), data(), out.size() * sizeof(float));
+  } else if (dtype_ == DType::bf16 || dtype_ == DType::fp16) {
+    bits16_to_floats(reinterpret_cast<const std::uint16_t*>(data()), dtype_, out);
+  } else {
+    const int eb = dtype_bytes(dtype_);
+    for (std::size_t i = 0; i < out.size(); ++i) store_element(&out[i], DType::fp32, load_element(data() + i * eb, dtype_));
+  }
   return out;
 }
 

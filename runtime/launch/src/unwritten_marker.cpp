@@ -1,7 +1,9 @@
 /** \file Marker patterns: fill, find, zero. */
 #include "unwritten_marker.h"
 
+#include <algorithm>
 #include <array>
+#include <span>
 #include <cstring>
 
 #include "nki/error.h"
@@ -27,21 +29,53 @@ std::array<std::byte, 4> marker_bytes(int bytes, int pass) {
 
 }  // namespace
 
+namespace {
+
+/** The elements of `t` as words of type W (its element size): fill and scan run as typed loops the compiler vectorizes. */
+template <class W>
+std::span<W> words_of(std::byte* data, std::int64_t n) {
+  return {reinterpret_cast<W*>(data), static_cast<std::size_t>(n)};
+}
+
+template <class W>
+W marker_word(const std::array<std::byte, 4>& m) {
+  W w{};
+  std::memcpy(&w, m.data(), sizeof(W));
+  return w;
+}
+
+template <class W>
+void fill_words(Tensor& t, const std::array<std::byte, 4>& m) {
+  std::span<W> words = words_of<W>(t.data(), t.elements());
+  std::fill(words.begin(), words.end(), marker_word<W>(m));
+}
+
+template <class W>
+std::vector<std::int64_t> find_words(const Tensor& t, const std::array<std::byte, 4>& m) {
+  const std::span<const W> words = words_of<W>(const_cast<std::byte*>(t.data()), t.elements());
+  const W marker = marker_word<W>(m);
+  std::vector<std::int64_t> out;
+  for (std::size_t i = 0; i < words.size(); ++i)
+    if (words[i] == marker) out.push_back(static_cast<std::int64_t>(i));
+  return out;
+}
+
+}  // namespace
+
 void fill_marker(Tensor& t, int pass) {
   const int eb = dtype_bytes(t.dtype());
   const std::array<std::byte, 4> m = marker_bytes(eb, pass);
-  std::byte* d = t.data();
-  for (std::int64_t i = 0; i < t.elements(); ++i) std::memcpy(d + i * eb, m.data(), static_cast<std::size_t>(eb));
+  if (eb == 4) return fill_words<std::uint32_t>(t, m);
+  if (eb == 2) return fill_words<std::uint16_t>(t, m);
+  fill_words<std::uint8_t>(t, m);
 }
 
 std::vector<std::int64_t> elements_holding_marker(const Tensor& t, int pass) {
   const int eb = dtype_bytes(t.dtype());
   const std::array<std::byte, 4> m = marker_bytes(eb, pass);
-  const std::byte* d = t.data();
-  std::vector<std::int64_t> out;
-  for (std::int64_t i = 0; i < t.elements(); ++i)
-    if (std::memcmp(d + i * eb, m.data(), static_cast<std::size_t>(eb)) == 0) out.push_back(i);
-  return out;
+  if (eb == 4) return find_words<std::uint32_t>(t, m);
+  if (eb == 2) return find_words<std::uint16_t>(t, m);
+  return find_words<std::uint8_t>(t, m);
 }
 
 void zero_elements(Tensor& t, const std::vector<std::int64_t>& flat) {
