@@ -5,6 +5,9 @@
 include(${CMAKE_CURRENT_LIST_DIR}/nki_layers.cmake)
 
 foreach(lib IN LISTS NKI_LAYERS)
+  if(NOT TARGET nki_${lib})
+    continue()  # python: not built without Python
+  endif()
   get_target_property(links nki_${lib} LINK_LIBRARIES)
   get_target_property(interface_links nki_${lib} INTERFACE_LINK_LIBRARIES)
   foreach(dep IN LISTS links interface_links)

@@ -4,6 +4,9 @@ include(CMakePackageConfigHelpers)
 
 set(NKI_EXPORTED_TARGETS nki_dsl nki_simulator nki_core nki_compile nki_dist nki_launch nki_tune nki_runtime nki_kernels
   nki_cli nki_nki)
+if(NKI_HAVE_PYTHON)
+  list(APPEND NKI_EXPORTED_TARGETS nki_python)  # nki::python: nki/python.h, for modules of your own
+endif()
 foreach(target IN LISTS NKI_EXPORTED_TARGETS)
   string(REPLACE "nki_" "" export_name ${target})
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name})
@@ -13,8 +16,12 @@ install(TARGETS ${NKI_EXPORTED_TARGETS} EXPORT nkiTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS nki RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(dir dsl/include simulator/include runtime/core/include runtime/compile/include runtime/dist/include
-            runtime/launch/include runtime/tune/include runtime/cli/include kernels/include)
+set(NKI_INCLUDE_DIRS dsl/include simulator/include runtime/core/include runtime/compile/include runtime/dist/include
+  runtime/launch/include runtime/tune/include runtime/cli/include kernels/include)
+if(NKI_HAVE_PYTHON)
+  list(APPEND NKI_INCLUDE_DIRS runtime/python/include)
+endif()
+foreach(dir IN LISTS NKI_INCLUDE_DIRS)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 

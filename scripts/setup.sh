@@ -11,6 +11,7 @@ packages=(
   openmpi-bin libopenmpi-dev  # the MPI backend and its mpirun tests (optional: -DNKI_ENABLE_MPI=OFF)
   clang libclang-rt-14-dev  # the fuzz targets (libFuzzer) in .ci/run
   gnuplot-nox               # nki bench --plot (its tests render a PNG)
+  python3-dev pybind11-dev python3-numpy python3-pytest  # the Python module nki_cpp and its tests
 )
 
 missing=()

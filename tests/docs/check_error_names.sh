@@ -11,7 +11,7 @@ names=$(grep -rhoE '"err_[a-z0-9_]+"' "$repo/dsl" "$repo/runtime" "$repo/simulat
 missing=0 count=0
 for name in $names; do
   count=$((count + 1))
-  if ! grep -rqw --include='*.cpp' --include='*.h' --include='*.sh' --exclude='check_error_names.sh' -- "$name" "$repo/tests"; then
+  if ! grep -rqw --include='*.cpp' --include='*.h' --include='*.sh' --include='*.py' --exclude='check_error_names.sh' -- "$name" "$repo/tests"; then
     echo "check_error_names: $name is raised in the sources but no test under tests/ expects it"
     missing=$((missing + 1))
   fi
