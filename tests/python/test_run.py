@@ -1,4 +1,5 @@
 """nki_cpp.run and nki_cpp.kernels against numpy; the executors and checked mode agree."""
+import pathlib
 import re
 
 import numpy as np
@@ -73,3 +74,10 @@ def test_layernorm_against_numpy(rng):
     mean = x.mean(axis=1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
     np.testing.assert_allclose(y, (x - mean) / np.sqrt(var + 1e-5) * gamma + beta, rtol=1e-4, atol=1e-5)
+
+
+def test_the_readme_example_runs():
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    assert len(blocks) == 1, "README.md has one python block, the \"From Python\" example"
+    exec(compile(blocks[0], "README.md", "exec"), {})  # noqa: S102 - the README's own example
