@@ -31,6 +31,20 @@ DType parse_dtype_flag(const std::string& text, std::string_view flag) {
                   fmt::format("unknown {} \"{}\"; expected one of {}", flag, text, fmt::join(float_dtype_names(), ", ")));
 }
 
+Executor parse_executor_flag(const std::string& text, std::string_view named_as) {
+  if (text == "halide") return Executor::halide;
+  if (text == "reference") return Executor::reference;
+  throw UserError("err_unknown_executor", "", {},
+                  fmt::format("unknown {}\"{}\"; expected halide or reference", named_as, text));
+}
+
+SweepMetric parse_metric_flag(const std::string& text, std::string_view named_as) {
+  if (text == "simulated") return SweepMetric::simulated;
+  if (text == "host") return SweepMetric::host;
+  throw UserError("err_invalid_metric", "", {},
+                  fmt::format("unknown {}\"{}\"; expected simulated or host", named_as, text));
+}
+
 void check_input_or_shape(const std::string& kernel, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& shapes) {
   if (!inputs.empty() && !shapes.empty()) {

@@ -89,14 +89,8 @@ CheckedFlags check_flags(const BenchFlags& s, const TunableKernel& k) {
   }
   f.dtype = parse_dtype_flag(s.dtype);
   (void)sim::target_spec(s.target);
-  if (s.metric != "simulated" && s.metric != "host") {
-    throw UserError("err_invalid_metric", "", {}, fmt::format("unknown --metric \"{}\"; expected simulated or host", s.metric));
-  }
-  f.metric = s.metric == "host" ? SweepMetric::host : SweepMetric::simulated;
-  if (s.iters < 0 || (s.iters == 0 && f.metric == SweepMetric::host)) {
-    throw UserError("err_invalid_iters", "", {},
-                    fmt::format("--iters {}: expected a count >= {}", s.iters, f.metric == SweepMetric::host ? 1 : 0));
-  }
+  f.metric = parse_metric_flag(s.metric);
+  check_iters(s.iters, f.metric, "--iters ");
   check_output_paths(s);
   if (s.plot) require_gnuplot();
   return f;

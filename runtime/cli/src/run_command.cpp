@@ -68,12 +68,7 @@ CheckedFlags check_flags(const RunFlags& s, const RegisteredKernel& k) {
     throw UserError("err_argument_count", k.name, {},
                     fmt::format("takes {} --input files, {} given", k.kernel.arity(), s.inputs.size()));
   }
-  CheckedFlags f{parse_dtype_flag(s.dtype), Executor::halide, std::nullopt};
-  if (s.executor != "halide" && s.executor != "reference") {
-    throw UserError("err_unknown_executor", "", {},
-                    fmt::format("unknown --executor \"{}\"; expected halide or reference", s.executor));
-  }
-  f.executor = s.executor == "reference" ? Executor::reference : Executor::halide;
+  CheckedFlags f{parse_dtype_flag(s.dtype), parse_executor_flag(s.executor), std::nullopt};
   (void)sim::target_spec(s.target);  // an unknown --target fails before any file is read
   if (s.grid) f.grid = parse_grid(*s.grid);
   for (std::size_t i = 0; i < s.outputs.size(); ++i) {

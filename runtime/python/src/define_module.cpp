@@ -8,10 +8,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include <deque>
 #include <optional>
 #include <ostream>
-#include <streambuf>
 
 #include "cli/argument_flags.h"
 #include "cli/launch_choice.h"
@@ -50,13 +48,6 @@ void check_argument_count(const std::string& kernel, std::size_t arity, std::siz
   }
 }
 
-Executor executor_of(const std::string& name) {
-  if (name == "halide") return Executor::halide;
-  if (name == "reference") return Executor::reference;
-  throw UserError("err_unknown_executor", "", {},
-                  fmt::format("unknown executor=\"{}\"; expected halide or reference", name));
-}
-
 std::optional<GridSpec> grid_of(const std::optional<std::string>& grid) {
   if (!grid) return std::nullopt;
   return parse_grid(*grid);
@@ -84,12 +75,6 @@ Shape shape_of(const py::handle& value, const std::string& subject) {
   return shape;
 }
 
-/** The target's name, checked (sim::target_spec throws err_unknown_target naming it). */
-const std::string& checked_target(const std::string& target) {
-  (void)sim::target_spec(target);
-  return target;
-}
-
 py::dict kernels(const KernelRegistry& registry) {
   py::dict out;
   for (const RegisteredKernel* k : registry.all()) out[py::str(k->name)] = k->description;
@@ -104,8 +89,8 @@ py::object run(const KernelRegistry& registry, const std::string& name, const py
   const auto [outputs, unwritten] = naming_kernel(registry, name, [&] {
     check_argument_count(k.name, k.kernel.arity(), arrays.size(), "arrays");
     const DType float_dtype = cli::parse_dtype_flag(dtype, "dtype=");
-    const Executor chosen_executor = executor_of(executor);
-    checked_target(target);
+    const Executor chosen_executor = cli::parse_executor_flag(executor, "executor=");
+    (void)sim::target_spec(target);  // err_unknown_target naming it
     const std::optional<GridSpec> requested = grid_of(grid);
     std::vector<ArrayArgument> read;
     std::vector<TensorSpec> specs;
@@ -148,7 +133,7 @@ py::object profile(const KernelRegistry& registry, const std::string& name, cons
   const std::string json = naming_kernel(registry, name, [&] {
     check_argument_count(k.name, k.kernel.arity(), arguments.size(), "arguments (arrays or shapes)");
     const DType float_dtype = cli::parse_dtype_flag(dtype, "dtype=");
-    checked_target(target);
+    (void)sim::target_spec(target);  // err_unknown_target naming it
     const std::optional<GridSpec> requested = grid_of(grid);
     if (trace && trace->empty()) throw UserError("err_output_not_writable", "", {}, "trace= is an empty path");
     std::vector<TensorSpec> specs;
@@ -187,17 +172,10 @@ py::object bench(const KernelRegistry& registry, const std::string& name, const 
     const std::vector<TuningConfig> configs = sweep_configs(k, cli::parse_sweep(sweep_text), described_as);
     check_argument_count(k.name, k.make(k.defaults()).arity(), shapes.size(), "shapes");
     const DType float_dtype = cli::parse_dtype_flag(dtype, "dtype=");
-    checked_target(target);
-    if (metric != "simulated" && metric != "host") {
-      throw UserError("err_invalid_metric", "", {},
-                      fmt::format("unknown metric=\"{}\"; expected simulated or host", metric));
-    }
+    (void)sim::target_spec(target);  // err_unknown_target naming it
     SweepOptions options;
-    options.metric = metric == "host" ? SweepMetric::host : SweepMetric::simulated;
-    if (iters < 0 || (iters == 0 && options.metric == SweepMetric::host)) {
-      throw UserError("err_invalid_iters", "", {},
-                      fmt::format("iters={}: expected a count >= {}", iters, options.metric == SweepMetric::host ? 1 : 0));
-    }
+    options.metric = cli::parse_metric_flag(metric, "metric=");
+    check_iters(iters, options.metric, "iters=");
     options.iters = iters;
     options.record = record;
     options.described_as = described_as;

@@ -70,12 +70,7 @@ class SameResult {
   std::string reference_config_;
 };
 
-void check_options(const SweepOptions& o) {
-  if (o.iters < 0 || (o.iters == 0 && o.metric == SweepMetric::host)) {
-    throw UserError("err_invalid_iters", "", {},
-                    fmt::format("iters {}: expected a count >= {}", o.iters, o.metric == SweepMetric::host ? 1 : 0));
-  }
-}
+void check_options(const SweepOptions& o) { check_iters(o.iters, o.metric); }
 
 /**
  * A row per configuration with the hardware's reason against it, if any. What the hardware
@@ -149,6 +144,13 @@ std::vector<SweepRow> run_sweep(const TunableKernel& k, const std::vector<Tuning
 }
 
 }  // namespace
+
+void check_iters(int iters, SweepMetric metric, std::string_view named_as) {
+  const int least = metric == SweepMetric::host ? 1 : 0;
+  if (iters < least) {
+    throw UserError("err_invalid_iters", "", {}, fmt::format("{}{}: expected a count >= {}", named_as, iters, least));
+  }
+}
 
 std::string_view sweep_metric_name(SweepMetric metric) { return metric == SweepMetric::host ? "host" : "simulated"; }
 

@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "nki/dtype.h"
+#include "nki/kernel.h"
 #include "nki/npy.h"
 #include "nki/simulator/device.h"
+#include "nki/sweep.h"
 #include "nki/tensor.h"
 
 namespace nki::cli {
@@ -22,6 +24,16 @@ std::string dtype_flag_choices();
  * and the choices, as `flag` ("--dtype", or the Python module's "dtype=") gave it.
  */
 DType parse_dtype_flag(const std::string& text, std::string_view flag = "--dtype");
+
+/**
+ * The executor `text` names, halide or reference; throws nki::UserError err_unknown_executor as
+ * "unknown {named_as}\"{text}\"; expected halide or reference" (`named_as` "--executor " for
+ * the command, "executor=" for Python).
+ */
+Executor parse_executor_flag(const std::string& text, std::string_view named_as = "--executor ");
+
+/** The sweep metric `text` names, simulated or host; nki::UserError err_invalid_metric otherwise, worded as parse_executor_flag's. */
+SweepMetric parse_metric_flag(const std::string& text, std::string_view named_as = "--metric ");
 
 /**
  * The arguments come as --input files or as --shape sizes: throws nki::UserError

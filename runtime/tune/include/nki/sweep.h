@@ -28,6 +28,14 @@ enum class SweepMetric {
   host,       ///< the median wall time of a launch here (needs iters >= 1)
 };
 
+/**
+ * The rule for a sweep's timed host launches: a count >= 0, >= 1 when `metric` is host. Throws
+ * nki::UserError err_invalid_iters as "{named_as}{iters}: expected a count >= N"; `named_as` is
+ * how the caller's user wrote it ("iters " for SweepOptions, "--iters " for the command,
+ * "iters=" for Python).
+ */
+void check_iters(int iters, SweepMetric metric, std::string_view named_as = "iters ");
+
 /** "simulated" or "host": how autotune records and `nki bench --metric` name it. */
 std::string_view sweep_metric_name(SweepMetric metric);
 
