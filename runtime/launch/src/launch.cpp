@@ -208,36 +208,27 @@ LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& arg
   }
 
   // Bind every tensor of the IR: arguments as given, ndarrays freshly allocated in HBM, zeroed
-  // unless stores write them whole (so every rank's copy starts alike when spanning ranks).
-  LaunchTensors tensors = bind_launch_tensors(ir, args, device, traced->stored_whole);
+  // unless stores write them whole (always when spanning ranks, so every rank's copy starts alike).
+  LaunchTensors tensors = bind_launch_tensors(ir, args, device, traced->stored_whole, span);
   std::vector<std::optional<Tensor>>& storage = tensors.storage;
   std::vector<bool> marker_filled(ir.outputs.size(), false);
   if (marked != nullptr) {
     for (std::size_t i = 0; i < ir.outputs.size(); ++i) {
       const ir::TensorDecl& t = ir.tensors[static_cast<std::size_t>(ir.outputs[i])];
       if (t.memory != ir::Memory::shared_hbm || t.fill || t.view_of >= 0) continue;  // an argument, a constant, a view
-      // Plain stores provably write it whole (ir::stored_whole): no element can be left unwritten.
-      // Not when spanning ranks: each rank writes only its part, and the join needs every rank's
-      // copy to start alike (the marker, or zeros below).
+      // Plain stores provably write it whole over the grid (ir::stored_whole): no element can be
+      // left unwritten (when spanning ranks, by the ranks together).
       const auto id = static_cast<std::size_t>(t.id);
-      if (!span && id < traced->stored_whole.size() && traced->stored_whole[id]) continue;
-      fill_marker(*storage[static_cast<std::size_t>(t.id)], pass);
+      if (id < traced->stored_whole.size() && traced->stored_whole[id]) continue;
+      fill_marker(*storage[id], pass);
       marker_filled[i] = true;
     }
   }
   const std::vector<TensorBinding>& bindings = tensors.bindings;
 
-  // Ranks spanning the world join outputs by what changed, so each output's starting bytes are
-  // kept, and must be alike on every rank: an output neither marked nor zeroed (written whole by
-  // the grid, but only in part by each rank) is zeroed here.
+  // Ranks spanning the world join outputs by what changed, so each output's starting bytes are kept.
   std::vector<std::vector<std::byte>> initial;
   if (span) {
-    for (std::size_t i = 0; i < ir.outputs.size(); ++i) {
-      const ir::TensorDecl& d = ir.tensors[static_cast<std::size_t>(ir.outputs[i])];
-      Tensor& t = *storage[static_cast<std::size_t>(d.id)];
-      if (!marker_filled[i] && d.memory == ir::Memory::shared_hbm && !d.fill && d.view_of < 0)
-        std::memset(t.data(), 0, static_cast<std::size_t>(t.bytes()));
-    }
     for (int id : ir.outputs) {
       const Tensor& t = *storage[static_cast<std::size_t>(id)];
       initial.emplace_back(t.data(), t.data() + t.bytes());

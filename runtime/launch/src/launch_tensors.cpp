@@ -41,10 +41,13 @@ std::vector<bool> written_whole_first(const ir::KernelIR& ir) {
 }  // namespace
 
 LaunchTensors bind_launch_tensors(const ir::KernelIR& ir, const std::vector<Tensor>& args, const sim::Device& device,
-                                  const std::vector<bool>& stored_whole) {
+                                  const std::vector<bool>& stored_whole, bool spanning_ranks) {
   LaunchTensors out;
-  std::vector<bool> whole = written_whole_first(ir);
-  for (std::size_t i = 0; i < whole.size() && i < stored_whole.size(); ++i) whole[i] = whole[i] || stored_whole[i];
+  std::vector<bool> whole(ir.tensors.size(), false);
+  if (!spanning_ranks) {
+    whole = written_whole_first(ir);
+    for (std::size_t i = 0; i < whole.size() && i < stored_whole.size(); ++i) whole[i] = whole[i] || stored_whole[i];
+  }
   out.storage.resize(ir.tensors.size());
   for (const ir::TensorDecl& t : ir.tensors) {
     std::optional<Tensor>& s = out.storage[static_cast<std::size_t>(t.id)];

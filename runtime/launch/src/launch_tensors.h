@@ -22,10 +22,12 @@ struct LaunchTensors {
  * `device`, shared constants filled with the IR's values. A fresh ndarray is filled when the
  * IR says; else zeroed, so no element shows an earlier tensor's bytes, unless `stored_whole`
  * (TracedKernel::stored_whole) says plain stores write it whole or a top-level collective
- * writes it whole before anything reads it.
+ * writes it whole before anything reads it. A launch `spanning_ranks` zeroes it even then:
+ * each rank runs only its part of the grid, and joining the ranks' outputs by what changed
+ * needs every rank's copy to start alike.
  */
 LaunchTensors bind_launch_tensors(const ir::KernelIR& ir, const std::vector<Tensor>& args, const sim::Device& device,
-                                  const std::vector<bool>& stored_whole);
+                                  const std::vector<bool>& stored_whole, bool spanning_ranks = false);
 /**
  * A tensor.reshape / tensor.view the kernel returns: its storage is a copy made at binding, so
  * after the instances ran it takes the bytes of the tensor it reinterprets again.

@@ -31,11 +31,7 @@ std::array<std::byte, 4> marker_bytes(int bytes, int pass) {
 
 namespace {
 
-/** The elements of `t` as words of type W (its element size): fill and scan run as typed loops the compiler vectorizes. */
-template <class W>
-std::span<W> words_of(std::byte* data, std::int64_t n) {
-  return {reinterpret_cast<W*>(data), static_cast<std::size_t>(n)};
-}
+// The elements as words of their size: fill and scan run as typed loops the compiler vectorizes.
 
 template <class W>
 W marker_word(const std::array<std::byte, 4>& m) {
@@ -46,13 +42,13 @@ W marker_word(const std::array<std::byte, 4>& m) {
 
 template <class W>
 void fill_words(Tensor& t, const std::array<std::byte, 4>& m) {
-  std::span<W> words = words_of<W>(t.data(), t.elements());
+  const std::span<W> words(reinterpret_cast<W*>(t.data()), static_cast<std::size_t>(t.elements()));
   std::fill(words.begin(), words.end(), marker_word<W>(m));
 }
 
 template <class W>
 std::vector<std::int64_t> find_words(const Tensor& t, const std::array<std::byte, 4>& m) {
-  const std::span<const W> words = words_of<W>(const_cast<std::byte*>(t.data()), t.elements());
+  const std::span<const W> words(reinterpret_cast<const W*>(t.data()), static_cast<std::size_t>(t.elements()));
   const W marker = marker_word<W>(m);
   std::vector<std::int64_t> out;
   for (std::size_t i = 0; i < words.size(); ++i)
