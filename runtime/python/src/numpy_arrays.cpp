@@ -22,7 +22,7 @@ py::array filled(const Shape& shape, const std::vector<V>& values) {
   py::array_t<T> a(std::vector<py::ssize_t>(shape.begin(), shape.end()));
   T* out = a.mutable_data();
   for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<T>(values[i]);
-  return std::move(a);
+  return a;
 }
 
 }  // namespace
@@ -82,7 +82,7 @@ py::array output_array(const Tensor& t) {
     const std::vector<float> floats = t.to_floats();
     std::memcpy(out.data(), floats.data(), out.size_bytes());
   }
-  return std::move(a);
+  return a;
 }
 
 }  // namespace nki::python
