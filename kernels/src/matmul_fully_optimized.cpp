@@ -2,7 +2,8 @@
  * \file matmul_fully_optimized: NKI's last matmul tutorial kernel, blocked over M, N and K.
  *
  * Blocks of tiles_m x tiles_n x tiles_k tiles of [128 x 512 x 128] (16 x 2 x 8 by default): per N
- * block, an fp32 SBUF accumulator for every result tile; per K block (a sequential_range), the rhs
+ * block, an SBUF accumulator of the inputs' dtype for every result tile (as NKI's tutorial has it:
+ * half the SBUF of fp32 ones for bf16, which leaves room to double-buffer the lhsT block); per K block (a sequential_range), the rhs
  * block is loaded once and reused by every M block; each [128, 512] result tile is accumulated over
  * the K block in PSUM and added into its SBUF accumulator; the accumulators are stored once per N
  * block. With a launch grid [g] (e.g. spmd_dim(1, nc(2))) instance i computes the i-th of g equal
@@ -68,8 +69,8 @@ Kernel make_kernel(std::optional<MatmulBlocks> fixed) {
         auto result = nl::ndarray({M, N}, lhsT.dtype(), nl::shared_hbm, "result");
         for (auto nb : nl::affine_range(NUM_BLOCK_N)) {
           const nl::index n2 = first_n + nb;
-          // fp32 accumulators of every result tile of this N block.
-          auto result_tiles = nl::zeros({NUM_BLOCK_M, b.tiles_m, b.tiles_n, nl::par_dim(TILE_M), TILE_N}, nl::float32,
+          // Accumulators of every result tile of this N block, in the inputs' dtype as in NKI's tutorial.
+          auto result_tiles = nl::zeros({NUM_BLOCK_M, b.tiles_m, b.tiles_n, nl::par_dim(TILE_M), TILE_N}, lhsT.dtype(),
                                         nl::sbuf, "result_tiles");
           for (auto k2 : nl::sequential_range(NUM_BLOCK_K)) {
             auto rhs_tiles = nl::ndarray({b.tiles_k, nl::par_dim(TILE_K), BLOCK_N}, rhs.dtype(), nl::sbuf, "rhs_tiles");

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,15 @@ std::int64_t per_partition(const Shape& shape, int par_dim, DType dt) {
   return n;
 }
 
+/** PSUM is allocated in whole banks: an accumulation group holds one. */
+std::int64_t in_banks(std::int64_t bytes, const TargetSpec& t) {
+  const std::int64_t bank = t.psum_bank_bytes();
+  return (bytes + bank - 1) / bank * bank;
+}
+
+/** An on-chip tensor's bytes per partition as allocated: a placed array counts its physical blocks. */
+std::int64_t allocated_bytes(const ir::TensorDecl& t) { return per_partition(ir::storage_shape(t), t.par_dim, t.dtype); }
+
 }  // namespace
 
 CapacityUse check_capacity(const ir::KernelIR& k, const TargetSpec& target) {
@@ -45,8 +55,7 @@ CapacityUse check_capacity(const ir::KernelIR& k, const TargetSpec& target) {
       const ir::TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a->tensor));
       if (t.memory != ir::Memory::sbuf && t.memory != ir::Memory::psum) continue;
       const bool psum = t.memory == ir::Memory::psum;
-      // A placed array counts its physical blocks (storage), not its logical ones.
-      const std::int64_t b = per_partition(ir::storage_shape(t), t.par_dim, t.dtype);
+      const std::int64_t b = allocated_bytes(t);
       born[i].push_back({psum, b, fmt::format("tensor {} {} {}", t.name, dtype_name(t.dtype), shape_str(t.shape)), a->loc});
       const int scope = nest.innermost(i);
       const std::size_t scope_end = scope < 0 ? n : nest.end(scope);
@@ -110,6 +119,39 @@ CapacityUse check_capacity(const ir::KernelIR& k, const TargetSpec& target) {
     for (auto [psum, b] : dies[i]) live[psum ? 1 : 0] -= b;
   }
   return use;
+}
+
+std::vector<int> loop_buffers(const ir::KernelIR& k, const TargetSpec& target) {
+  const CapacityUse use = check_capacity(k, target);
+  const ir::LoopNest nest(k);
+  std::vector<int> buffers(k.tensors.size(), 1);
+  struct Looped {
+    int tensor;
+    std::size_t depth;
+    std::int64_t trip, bytes;
+  };
+  std::vector<Looped> allocs;
+  for (std::size_t i = 0; i < k.body.size(); ++i) {
+    const auto* a = std::get_if<ir::AllocOp>(&k.body[i]);
+    if (a == nullptr || nest.innermost(i) < 0) continue;
+    const ir::TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a->tensor));
+    if (t.memory != ir::Memory::sbuf && t.memory != ir::Memory::psum) continue;
+    if (t.placement.placed) continue;  // placed by hand: its blocks are its buffers
+    // Another buffer of a PSUM accumulation group is another bank.
+    const std::int64_t b = allocated_bytes(t);
+    allocs.push_back({a->tensor, nest.depth(i), k.loops.at(static_cast<std::size_t>(nest.innermost(i))).trip,
+                      t.memory == ir::Memory::psum ? in_banks(b, target) : b});
+  }
+  // The innermost allocations are reloaded most often: they take the free bytes first.
+  std::stable_sort(allocs.begin(), allocs.end(), [](const Looped& x, const Looped& y) { return x.depth > y.depth; });
+  std::int64_t free[2] = {target.sbuf_partition_bytes() - use.sbuf_peak, target.psum_partition_bytes() - use.psum_peak};
+  for (const Looped& a : allocs) {
+    std::int64_t& f = free[k.tensors[static_cast<std::size_t>(a.tensor)].memory == ir::Memory::psum ? 1 : 0];
+    const std::int64_t extra = std::min(std::max<std::int64_t>(0, a.trip - 1), a.bytes > 0 ? f / a.bytes : 0);
+    buffers[static_cast<std::size_t>(a.tensor)] = static_cast<int>(1 + extra);
+    f -= extra * a.bytes;
+  }
+  return buffers;
 }
 
 }  // namespace nki::sim

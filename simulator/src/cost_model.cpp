@@ -10,7 +10,9 @@
 #include <optional>
 
 #include "nki/ir/walk.h"
+#include "nki/simulator/capacity.h"
 #include "nki/simulator/collective_cost.h"
+#include "busy_intervals.h"
 #include "op_info.h"
 
 namespace nki::sim {
@@ -37,13 +39,17 @@ std::int64_t scalar_cycles(std::int64_t free_size) { return std::max<std::int64_
 std::int64_t gpsimd_cycles(std::int64_t free_size) { return 150 + free_size; }
 
 double dma_efficiency(std::int64_t bytes_per_partition, bool strided) {
-  const double eff = std::min(1.0, static_cast<double>(std::max<std::int64_t>(512, bytes_per_partition)) / 4096.0);
-  return strided ? eff * 0.5 : eff;
+  const double eff = std::clamp(static_cast<double>(bytes_per_partition) / static_cast<double>(kDmaSaturatingRowBytes),
+                                kDmaMinEfficiency, 1.0);
+  return strided ? eff * kDmaStridedFactor : eff;
+}
+
+double dma_queue_us_at(const TargetSpec& t, std::int64_t bytes, double efficiency) {
+  return t.dma_fixed_us + static_cast<double>(bytes) / (t.dma_queue_gbps * 1e3 * efficiency);  // GB/s = 1e3 bytes/us
 }
 
 double dma_queue_us(const TargetSpec& t, std::int64_t bytes, std::int64_t bytes_per_partition, bool strided) {
-  const double eff = dma_efficiency(bytes_per_partition, strided);
-  return t.dma_fixed_us + static_cast<double>(bytes) / (t.dma_queue_gbps * 1e3 * eff);  // GB/s = 1e3 bytes/us
+  return dma_queue_us_at(t, bytes, dma_efficiency(bytes_per_partition, strided));
 }
 
 namespace {
@@ -109,7 +115,8 @@ void dma_issue(Instruction& in, const TargetSpec& t, const ir::DmaInfo& d, std::
     const std::int64_t bytes = in.dma_bytes * std::max(1, d.sources);
     const std::int64_t per_row = bytes / std::max<std::int64_t>(1, rows);
     in.dma_bytes = bytes;
-    in.duration_us = dma_queue_us(t, bytes, d.transpose ? 0 : per_row, d.transpose);
+    in.duration_us = d.transpose ? dma_queue_us_at(t, bytes, kDmaElementwiseEfficiency * kDmaStridedFactor)
+                                 : dma_queue_us(t, bytes, per_row, false);
     if (d.transpose) in.what += " transpose";
     if (d.sources > 1) in.what += fmt::format(" compute of {} sources", d.sources);
   }
@@ -225,7 +232,12 @@ bool instruction_of(const ir::KernelIR& k, std::size_t at, const TargetSpec& t, 
     if (tensor.memory == ir::Memory::psum && *tensor.fill == 0.0) return false;
     const Shape& storage = ir::storage_shape(tensor);  // a placed array fills its physical blocks
     const std::int64_t n = shape_elements(storage) / storage[static_cast<std::size_t>(tensor.par_dim)];
-    compute(in, t, Engine::vector, vector_cycles(n, 1), fmt::format("memset {} {}", tensor.name, shape_str(tensor.shape)));
+    // Each block of an (unplaced) array is a tile of its own: one memset instruction per block.
+    if (!tensor.placement.placed)
+      for (int d = 0; d < tensor.par_dim; ++d) in.blocks *= tensor.shape[static_cast<std::size_t>(d)];
+    compute(in, t, Engine::vector, vector_cycles(n / in.blocks, 1),
+            fmt::format("memset {} {}{}", tensor.name, shape_str(tensor.shape),
+                        in.blocks > 1 ? fmt::format(" per block of {}", in.blocks) : ""));
     return true;
   }
   if (const auto* a = std::get_if<ir::ActivationOp>(&op)) {
@@ -419,12 +431,28 @@ struct HistEntry {
   int queue;
 };
 
-/** Recent accesses of one tensor; older ones fold into floors (conservative). */
+bool covers(const Box& outer, const Box& inner) {
+  for (std::size_t d = 0; d < outer.size(); ++d)
+    if (inner[d].first < outer[d].first || inner[d].second > outer[d].second) return false;
+  return true;
+}
+
+/**
+ * Recent accesses of one tensor. An access that covers an earlier one's box, is a write or
+ * meets a read, and ends late enough (by the dependency latency when on another queue) makes
+ * the earlier one redundant: every later access that would wait for it waits at least as long
+ * for the newer. So a buffer rewritten each iteration keeps a short history and the
+ * dependencies stay exact; past kKeep entries, the oldest fold into floors (conservative).
+ */
 struct TensorHistory {
   std::vector<HistEntry> recent;
   double floor_write = 0, floor_any = 0;
-  static constexpr std::size_t kKeep = 64;
-  void add(HistEntry e) {
+  static constexpr std::size_t kKeep = 1024;
+  void add(HistEntry e, double max_latency) {
+    std::erase_if(recent, [&](const HistEntry& old) {
+      return (e.write || !old.write) && e.end >= old.end + (old.queue == e.queue ? 0.0 : max_latency) &&
+             covers(e.box, old.box);
+    });
     if (recent.size() == kKeep) {
       const HistEntry& old = recent.front();
       floor_any = std::max(floor_any, old.end);
@@ -433,6 +461,12 @@ struct TensorHistory {
     }
     recent.push_back(std::move(e));
   }
+};
+
+/** The buffers of one on-chip tensor allocated in a loop (loop_buffers): each allocation takes the next. */
+struct BufferRing {
+  std::vector<TensorHistory> parked;  ///< the histories of the buffers not in use
+  std::size_t at = 0;
 };
 
 class CoreScheduler {
@@ -447,7 +481,11 @@ class CoreScheduler {
         collective_ordinal_(collective_ordinal), collectives_(collectives), out_(out), keep_(keep_events),
         loop_(k.loops.size(), 0),
         tile_end_(k.tiles.size(), 0), tile_queue_(k.tiles.size(), -1), view_(k.tiles.size()), hist_(k.tensors.size()),
-        queue_free_(4 + static_cast<std::size_t>(t.dma_queues), 0.0) {}
+        queue_free_(4 + static_cast<std::size_t>(t.dma_queues), 0.0), buffers_(loop_buffers(k, t)),
+        rings_(k.tensors.size()), dma_(static_cast<std::size_t>(t.dma_queues)) {
+    for (Engine e : {Engine::tensor, Engine::vector, Engine::scalar, Engine::gpsimd})
+      max_latency_ = std::max(max_latency_, dep_latency(e));
+  }
 
   void run_instances() {
     rank_ = out_.rank;
@@ -489,32 +527,58 @@ class CoreScheduler {
   std::vector<std::optional<std::pair<int, Box>>> view_;  ///< tiles that index an on-chip tensor
   std::vector<TensorHistory> hist_;
   std::vector<double> queue_free_;
+  std::vector<int> buffers_;      ///< per tensor: the buffers its allocation rotates over (loop_buffers)
+  std::vector<BufferRing> rings_;  ///< per tensor with more than one buffer
+  double max_latency_ = 0;        ///< the longest semaphore wait of any engine (history pruning)
+  void record(int tensor, HistEntry e) { hist_[static_cast<std::size_t>(tensor)].add(std::move(e), max_latency_); }
+  /** An allocation of `tensor`: with B buffers, the next one (and its history) replaces the current. */
+  void next_buffer(int tensor) {
+    const auto t = static_cast<std::size_t>(tensor);
+    const int b = buffers_[t];
+    if (b <= 1) return;
+    BufferRing& ring = rings_[t];
+    if (ring.parked.empty()) ring.parked.resize(static_cast<std::size_t>(b));
+    ring.parked[ring.at] = std::move(hist_[t]);
+    ring.at = (ring.at + 1) % ring.parked.size();
+    hist_[t] = std::move(ring.parked[ring.at]);
+  }
   std::array<double, kPeRowTiles> pe_free_{};  ///< when each 32-row tile of the PE array is free
   double tensor_issue_ = 0;                    ///< start of the last Tensor engine instruction (in-order issue)
   double port_free_ = 0;  ///< NeuronCore-v2: the SBUF port Vector and GpSimd share
-  /// This core's share of HBM: reserved intervals (start -> end), disjoint. Instructions are
-  /// scheduled in program order, not time order, so a transfer takes the first gap that fits.
-  std::map<double, double> hbm_busy_;
+  /// This core's share of HBM, and each DMA queue: the intervals their bytes move in.
+  BusyIntervals hbm_;
+  std::vector<BusyIntervals> dma_;
 
-  /** Reserves `dur` of HBM at or after `earliest`; returns the end. */
-  double reserve_hbm(double earliest, double dur) {
-    // Nothing can start before the earliest free DMA queue: older intervals no longer matter.
-    const double horizon = *std::min_element(queue_free_.begin() + 4, queue_free_.end());
-    while (!hbm_busy_.empty() && hbm_busy_.begin()->second < horizon) hbm_busy_.erase(hbm_busy_.begin());
-    double t = earliest;
-    auto it = hbm_busy_.upper_bound(t);
-    if (it != hbm_busy_.begin() && std::prev(it)->second > t) t = std::prev(it)->second;
-    while (it != hbm_busy_.end() && it->first < t + dur) {
-      t = std::max(t, it->second);
-      ++it;
+  /**
+   * Places a transfer of `bytes` whose inputs are ready at `ready` and whose data takes
+   * `move_us` on a queue: after the fixed cost (descriptor fetch and completion, which a queue
+   * overlaps with the bytes of the transfers before it), in the earliest gap of any queue, its
+   * bytes also in a gap of the core's HBM share. Returns {queue index, data start, end}.
+   */
+  struct Placed {
+    int queue;
+    double start, end;
+  };
+  Placed place_transfer(double ready, double move_us, std::int64_t bytes) {
+    const double hbm_us = static_cast<double>(bytes) / hbm_bytes_per_us_;
+    double occupy = move_us;
+    for (;;) {
+      int q = 0;
+      double start = dma_[0].first_fit(ready + t_.dma_fixed_us, occupy);
+      for (int i = 1; i < t_.dma_queues; ++i) {
+        const double s = dma_[static_cast<std::size_t>(i)].first_fit(ready + t_.dma_fixed_us, occupy);
+        if (s < start) start = s, q = i;
+      }
+      const double hbm_start = hbm_.first_fit(start, hbm_us);
+      const double end = std::max(start + move_us, hbm_start + hbm_us);
+      if (end - start <= occupy || dma_[static_cast<std::size_t>(q)].first_fit(start, end - start) == start) {
+        dma_[static_cast<std::size_t>(q)].reserve(start, end - start);
+        hbm_.reserve(hbm_start, hbm_us);
+        queue_free_[static_cast<std::size_t>(4 + q)] = std::max(queue_free_[static_cast<std::size_t>(4 + q)], end);
+        return {4 + q, start, end};
+      }
+      occupy = end - start;  // HBM stretches it past the gap: look for one that long
     }
-    auto prev = hbm_busy_.lower_bound(t);
-    if (prev != hbm_busy_.begin() && std::prev(prev)->second == t) {  // extend the interval that ends where this starts
-      std::prev(prev)->second = t + dur;
-    } else {
-      hbm_busy_.emplace(t, t + dur);
-    }
-    return t + dur;
   }
 
   /** Schedules the ops directly in `loop` (-1: the kernel's top level), each nested loop for its trip count. */
@@ -641,21 +705,6 @@ class CoreScheduler {
   }
 
   /**
-   * The DMA queue for a transfer ready at `ready`: of the queues free by then, the one that
-   * became free last (so queues free early stay free for transfers ready early); otherwise the
-   * one free first.
-   */
-  int pick_dma_queue(double ready) const {
-    int best = -1, first = 4;
-    for (int q = 4; q < 4 + t_.dma_queues; ++q) {
-      const double f = queue_free_[static_cast<std::size_t>(q)];
-      if (f < queue_free_[static_cast<std::size_t>(first)]) first = q;
-      if (f <= ready && (best < 0 || f > queue_free_[static_cast<std::size_t>(best)])) best = q;
-    }
-    return best >= 0 ? best : first;
-  }
-
-  /**
    * A collective: its ring steps one after the other on all of the core's DMA queues (each
    * step's bytes spread over them), once its srcs are written and nothing still reads or writes
    * its dsts; each step's bytes also take this core's share of HBM. A rank that moves nothing
@@ -683,20 +732,22 @@ class CoreScheduler {
     const double start = r.at;
     double end = start;
     for (int s = 0; s < c.steps; ++s) {
-      const double hbm_end = reserve_hbm(end + t_.dma_fixed_us, static_cast<double>(c.step_bytes) / hbm_bytes_per_us_);
-      end = std::max(end + c.step_us(t_), hbm_end);
+      const double hbm_us = static_cast<double>(c.step_bytes) / hbm_bytes_per_us_;
+      const double hbm_start = hbm_.first_fit(end + t_.dma_fixed_us, hbm_us);
+      hbm_.reserve(hbm_start, hbm_us);
+      end = std::max(end + c.step_us(t_), hbm_start + hbm_us);
     }
     std::fill(first, queue_free_.end(), end);
+    for (BusyIntervals& q : dma_) q.reserve(q.last_end(), end - q.last_end());
     out_.dma_bytes += c.bytes();
     EngineUse& use = out_.engines[static_cast<std::size_t>(Engine::dma)];
     use.busy_us += (end - start) * t_.dma_queues;  // DMA busy time is summed over queues
     ++use.instructions;
     if (keep_)
       for (int q = 4; q < 4 + t_.dma_queues; ++q) out_.events.push_back({q, at, instance_, start, end});
-    for (int s : op.srcs) hist_[static_cast<std::size_t>(s)].add({whole(s), end, false, dma_q});
-    for (int d : op.dsts) hist_[static_cast<std::size_t>(d)].add({whole(d), end, true, dma_q});
-    if (op.metadata >= 0)
-      hist_[static_cast<std::size_t>(op.metadata)].add({whole(op.metadata), end, ir::writes_metadata(op), dma_q});
+    for (int s : op.srcs) record(s, {whole(s), end, false, dma_q});
+    for (int d : op.dsts) record(d, {whole(d), end, true, dma_q});
+    if (op.metadata >= 0) record(op.metadata, {whole(op.metadata), end, ir::writes_metadata(op), dma_q});
   }
 
   /**
@@ -720,8 +771,8 @@ class CoreScheduler {
     if (keep_) out_.events.push_back({q, at, instance_, start, end});
     // A barrier's data: what the other core wrote is there now, so later accesses wait for it.
     const bool barrier = op.kind == ir::CollectiveOp::Kind::core_barrier;
-    for (int s : op.srcs) hist_[static_cast<std::size_t>(s)].add({whole(s), end, barrier, q});
-    for (int d : op.dsts) hist_[static_cast<std::size_t>(d)].add({whole(d), end, true, q});
+    for (int s : op.srcs) record(s, {whole(s), end, barrier, q});
+    for (int d : op.dsts) record(d, {whole(d), end, true, q});
   }
 
   void step(std::size_t at) {
@@ -742,18 +793,34 @@ class CoreScheduler {
       view_[to] = view_[from];
       return;
     }
-    if (const auto* a = std::get_if<ir::AllocOp>(&op);
-        a && k_.tensors[static_cast<std::size_t>(a->tensor)].memory == ir::Memory::psum) {
-      // A PSUM tensor allocated again (in a loop) takes the next of the 8 banks: no hazard with the last one's uses.
-      hist_[static_cast<std::size_t>(a->tensor)] = TensorHistory{};
-    }
+    // An on-chip tensor allocated again (in a loop) takes its next buffer: it waits only for the
+    // accesses of the allocation that last used that buffer.
+    if (const auto* a = std::get_if<ir::AllocOp>(&op)) next_buffer(a->tensor);
     if (const auto* c = std::get_if<ir::CollectiveOp>(&op)) {
       collective(at, *c);
       return;
     }
     if (!has_[at]) return;
     if (std::holds_alternative<ir::StoreOp>(op) && fused_[at] < at) return;  // done by its producer
+    // A memset of an array with block dimensions is an instruction per block (each a tile).
+    for (std::int64_t b = 0; b < instr_[at].blocks; ++b) issue(at, instr_[at].blocks > 1 ? b : -1);
+  }
 
+  /** The box of block `b` (row-major over the dimensions before par_dim) of an on-chip array. */
+  Box block_box(int tensor, std::int64_t b) const {
+    const ir::TensorDecl& t = k_.tensors[static_cast<std::size_t>(tensor)];
+    Box box = whole(tensor);
+    for (int d = t.par_dim; d-- > 0;) {
+      const std::int64_t n = t.shape[static_cast<std::size_t>(d)];
+      box[static_cast<std::size_t>(d)] = {b % n, b % n};
+      b /= n;
+    }
+    return box;
+  }
+
+  /** Schedules the instruction of op `at` (`block` >= 0: that block of its memset). */
+  void issue(std::size_t at, std::int64_t block) {
+    const ir::Op& op = k_.body[at];
     const Instruction& in = instr_[at];
     const double lat = dep_latency(in.engine);
     int queue = static_cast<int>(in.engine);
@@ -782,7 +849,8 @@ class CoreScheduler {
     if (const auto* l = std::get_if<ir::LoadOp>(&op))
       reads.push_back({l->src.tensor, rows_by_index(box_of(l->src), l->src.tensor, l->index_tile >= 0)});
     if (const auto* s = std::get_if<ir::StoreOp>(&op)) add_store(*s);
-    if (const auto* a = std::get_if<ir::AllocOp>(&op)) writes.push_back({a->tensor, whole(a->tensor)});
+    if (const auto* a = std::get_if<ir::AllocOp>(&op))
+      writes.push_back({a->tensor, block < 0 ? whole(a->tensor) : block_box(a->tensor, block)});
     if (fused_[at] > at) add_store(std::get<ir::StoreOp>(k_.body[fused_[at]]));
     // A reshape / view(dtype) shares its tensor's storage: its accesses order against all of it.
     for (auto* list : {&reads, &writes})
@@ -790,7 +858,6 @@ class CoreScheduler {
         if (const int root = ir::storage_of(k_, tensor); root != tensor) tensor = root, box = whole(root);
     for (const auto& [tensor, box] : reads) tensor_deps(tensor, box, false, queue, lat, r);
     for (const auto& [tensor, box] : writes) tensor_deps(tensor, box, true, queue, lat, r);
-    if (in.engine == Engine::dma) queue = pick_dma_queue(r.at);  // DMA has no semaphore latency: the queue did not matter above
     // The Tensor engine issues in order, and an instruction waits only for the PE rows it uses
     // (tile_position / tile_size): matmuls on disjoint row tiles overlap.
     const bool tensor_engine = in.engine == Engine::tensor;
@@ -798,7 +865,7 @@ class CoreScheduler {
       r.need(tensor_issue_);
       for (int q = 0; q < kPeRowTiles; ++q)
         if (in.pe_rows & (1u << q)) r.need(pe_free_[static_cast<std::size_t>(q)]);
-    } else {
+    } else if (in.engine != Engine::dma) {  // a transfer takes a gap of any queue (place_transfer)
       r.need(queue_free_[static_cast<std::size_t>(queue)]);
     }
 
@@ -813,10 +880,13 @@ class CoreScheduler {
       use.busy_us += in.trigger_us;
       ++use.instructions;
     }
-    const double start = r.at;
+    double start = r.at;
     double end = start + in.duration_us;
-    if (in.engine == Engine::dma) {
-      end = std::max(end, reserve_hbm(start + t_.dma_fixed_us, static_cast<double>(in.dma_bytes) / hbm_bytes_per_us_));
+    if (in.engine == Engine::dma) {  // DMA has no semaphore latency: the queue did not matter above
+      const Placed p = place_transfer(r.at, in.duration_us - t_.dma_fixed_us, in.dma_bytes);
+      queue = p.queue;
+      start = p.start;
+      end = p.end;
       out_.dma_bytes += in.dma_bytes;
     }
     int rows_used = kPeRowTiles;
@@ -843,8 +913,8 @@ class CoreScheduler {
       tile_queue_[static_cast<std::size_t>(def)] = queue;
       view_[static_cast<std::size_t>(def)].reset();
     }
-    for (auto& [tensor, box] : reads) hist_[static_cast<std::size_t>(tensor)].add({std::move(box), end, false, queue});
-    for (auto& [tensor, box] : writes) hist_[static_cast<std::size_t>(tensor)].add({std::move(box), end, true, queue});
+    for (auto& [tensor, box] : reads) record(tensor, {std::move(box), end, false, queue});
+    for (auto& [tensor, box] : writes) record(tensor, {std::move(box), end, true, queue});
   }
 };
 

@@ -45,14 +45,15 @@ TEST_CASE("matmul_fully_optimized tunable - blockings the matrices or the SBUF d
                                           "multiple of 1024, M of 4096 and N of 1024");
   CHECK(reason(blocks(16, 4, 8), small) ==
         "err_input_shape_not_tiled: rhs [1024,2048]: 1 N blocks of 2048 do not split evenly over 2 instances");
-  // result_tiles holds M/128 x tiles_n fp32 [128, 512] tiles per partition: 32 x 4 x 2 KiB = 256 KiB here.
+  // result_tiles holds M/128 x tiles_n bf16 [128, 512] tiles per partition: 32 x 8 x 1 KiB = 256 KiB here.
   const auto large = matmul_args(8192, 4096, 8192);
-  CHECK(reason(blocks(16, 4, 8), large) == "err_size_of_dimension_exceed_arch_limit: nl::zeros of fp32 [2,16,4,128,512] in "
+  CHECK(reason(blocks(16, 8, 8), large) == "err_size_of_dimension_exceed_arch_limit: nl::zeros of bf16 [2,16,8,128,512] in "
                                           "sbuf needs 262144 bytes per partition; sbuf has 196608 bytes per partition");
-  // 128 KiB of result tiles, 64 KiB of rhs tiles at tiles_k 16: no room left for a lhsT block.
-  CHECK(reason(blocks(16, 2, 16), large) ==
-        "err_sbuf_out_of_memory: tensor lhsT_tiles bf16 [16,128,2048] needs 65536 bytes per partition of SBUF; 32768 "
-        "bytes are free of the 196608 per partition on trn2 (163840 live)");
+  // 128 KiB of result tiles, 32 KiB of rhs tiles and 32 KiB of lhsT tiles fill the SBUF: no room for a load's tile.
+  CHECK(reason(blocks(16, 4, 8), large) ==
+        "err_sbuf_out_of_memory: the load result bf16 [128,2048] needs 4096 bytes per partition of SBUF; 0 bytes are "
+        "free of the 196608 per partition on trn2 (196608 live)");
+  CHECK(reason(blocks(16, 2, 16), large) == "accepted");
 }
 
 TEST_CASE("nki bench - a sweep of matmul K blockings: their results agree within the kernel's tolerance") {

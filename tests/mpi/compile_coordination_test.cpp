@@ -100,3 +100,16 @@ TEST_CASE("mpi collectives: ranks passing different numbers of buffers are refus
         "all_reduce: err_collective_shape_mismatch: rank 1 passes 2 buffers but rank 0 passes 1; every rank passes "
         "one per device it runs");
 }
+
+TEST_CASE("mpi compile: the simulated latency is the world's, its slowest rank's, on every rank") {
+  const mpi_test::SharedCache cache;
+  nki::CompileOptions opt;
+  opt.cores = 4;
+  opt.unannotated_cores = 4;  // 6 instances over 4 cores: 2, 2, 1, 1, so the first chip has more to do
+  opt.estimate_latency = true;
+  const nki::CompileReport r = nki::compile(nki::kernels::tensor_add()[6, 1], {{768, 512}, {768, 512}},
+                                            {nki::DType::fp32, nki::DType::fp32}, opt);
+  REQUIRE(r.simulated_latency_us > 0);
+  const std::string mine = fmt::format("{:a}", r.simulated_latency_us);
+  for (const std::string& theirs : mpi_test::from_every_rank(mine)) CHECK(theirs == mine);
+}

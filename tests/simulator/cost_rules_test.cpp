@@ -47,9 +47,12 @@ TEST_CASE("cost rule - Vector N per input with a 64-cycle minimum, Scalar max(64
 TEST_CASE("cost rule - DMA: 1.3 us fixed plus bytes at the queue bandwidth scaled by bytes per partition and stride") {
   // [128, 512] bf16: 131072 bytes, 1024 per partition -> a quarter of the queue's 27 GB/s on trn1.
   CHECK(nki::sim::dma_queue_us(trn1(), 131072, 1024, false) == doctest::Approx(1.3 + 131072.0 / (27e3 * 0.25)).epsilon(1e-12));
+  CHECK(nki::sim::dma_queue_us(trn1(), 131072, 2048, false) == doctest::Approx(1.3 + 131072.0 / (27e3 * 0.5)).epsilon(1e-12));
   CHECK(nki::sim::dma_queue_us(trn1(), 131072, 4096, false) == doctest::Approx(1.3 + 131072.0 / 27e3).epsilon(1e-12));
   CHECK(nki::sim::dma_queue_us(trn1(), 131072, 8192, true) == doctest::Approx(1.3 + 131072.0 / (27e3 * 0.5)).epsilon(1e-12));
-  CHECK(nki::sim::dma_queue_us(trn2(), 4096, 32, false) == doctest::Approx(1.3 + 4096.0 / (23e3 * 0.125)).epsilon(1e-12));
+  // Rows shorter than 1 KiB move no slower per byte: the least efficiency is a quarter.
+  CHECK(nki::sim::dma_queue_us(trn2(), 4096, 32, false) == doctest::Approx(1.3 + 4096.0 / (23e3 * 0.25)).epsilon(1e-12));
+  CHECK(nki::sim::dma_queue_us(trn2(), 4096, 256, true) == doctest::Approx(1.3 + 4096.0 / (23e3 * 0.125)).epsilon(1e-12));
 }
 
 TEST_CASE("cost rule - ops of a traced kernel become instructions on their engines with the access bubble") {

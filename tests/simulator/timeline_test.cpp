@@ -32,14 +32,15 @@ TEST_CASE("timeline - tensor_add, one instance on trn1: two loads in parallel, t
   const auto& st = event_of(r, "store");
   CHECK(la.queue == 4);  // DMA queue 0
   CHECK(lb.queue == 5);  // DMA queue 1: the loads run side by side
-  CHECK(la.start_us == 0.0);
-  CHECK(lb.start_us == 0.0);
+  // A DMA event is the interval its bytes move: after the 1.3 us fixed cost from when it was ready.
+  CHECK(la.start_us == doctest::Approx(1.3).epsilon(kEps));
+  CHECK(lb.start_us == doctest::Approx(1.3).epsilon(kEps));
   CHECK(la.end_us == doctest::Approx(kDma128x512).epsilon(kEps));
   CHECK(lb.end_us == doctest::Approx(kDma128x512).epsilon(kEps));
   // The add waits for both loads plus 100 Vector cycles of semaphore latency, and takes 512 + 60 cycles.
   CHECK(add.start_us == doctest::Approx(kDma128x512 + 100 / 1120.0).epsilon(kEps));
   CHECK(add.end_us == doctest::Approx(kDma128x512 + 672 / 1120.0).epsilon(kEps));
-  CHECK(st.start_us == doctest::Approx(add.end_us).epsilon(kEps));
+  CHECK(st.start_us == doctest::Approx(add.end_us + 1.3).epsilon(kEps));
   CHECK(r.latency_us == doctest::Approx(2 * kDma128x512 + 672 / 1120.0).epsilon(kEps));
   CHECK(r.dma_bytes == 3 * 131072);
   CHECK(r.instructions == 4);

@@ -58,8 +58,8 @@ struct MatmulBlocks {
   std::int64_t tiles_m = 16, tiles_n = 2, tiles_k = 8;
 };
 /**
- * Blocked over M, N and K (a sequential_range over K blocks), result tiles kept in SBUF as fp32
- * accumulators; this one uses the default blocks, shrunk to matrices smaller than a block.
+ * Blocked over M, N and K (a sequential_range over K blocks), result tiles kept in SBUF as
+ * accumulators of the inputs' dtype (NKI's tutorial); this one uses the default blocks, shrunk to matrices smaller than a block.
  */
 const Kernel& matmul_fully_optimized();
 /** The same kernel with exactly these blocks (one Kernel per blocking, made once). */

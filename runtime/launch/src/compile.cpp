@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <sstream>
+#include <string>
 
 #include "core_programs.h"
 #include "world_plan.h"
@@ -20,16 +23,19 @@ namespace {
 
 /** Every rank's part of the report, joined in rank order (counts summed, cores listed). */
 void join_world(Communicator& world, CompileReport& r) {
-  std::string mine = fmt::format("{} {}\n", r.compiled, r.reused);
+  // The world's simulated latency is its slowest rank's: each process estimated only its own.
+  std::string mine = fmt::format("{} {} {:a}\n", r.compiled, r.reused, r.simulated_latency_us);
   for (const CoreArtifact& c : r.busy) mine += fmt::format("{} {} {} {}\n", c.nc, c.key, c.compiled ? 1 : 0, c.instances);
   r.compiled = r.reused = 0;
   r.busy.clear();
   for (const std::string& part : world.all_gather_text(mine)) {
     std::istringstream in(part);
     int compiled = 0, reused = 0;
-    in >> compiled >> reused;
+    std::string latency;
+    in >> compiled >> reused >> latency;
     r.compiled += compiled;
     r.reused += reused;
+    r.simulated_latency_us = std::max(r.simulated_latency_us, std::strtod(latency.c_str(), nullptr));
     CoreArtifact c;
     for (int flag = 0; in >> c.nc >> c.key >> flag >> c.instances;) {
       c.compiled = flag != 0;
@@ -104,7 +110,9 @@ CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shape
   for (std::size_t c = 0; c < placed.size(); ++c) {
     if (placed[c].instances.empty()) continue;
     r.busy.push_back({placed[c].nc, p.keys[c], p.compiled[c], static_cast<std::int64_t>(placed[c].instances.size())});
-    work.push_back({placed[c].nc - world.rank() * chip_cores, placed[c].instances});  // this chip's core
+    // This process's core, on the chip it belongs to: the cores of each chip share that chip's HBM.
+    const int local = placed[c].nc - world.rank() * chip_cores;
+    work.push_back({local, placed[c].instances, 0, local / std::max(1, spec.cores_per_chip)});
   }
   r.ir_text = traced->text;
   if (options.estimate_latency) {  // as nki::profile: the capacity check, then the cost model

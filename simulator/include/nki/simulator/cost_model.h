@@ -31,14 +31,29 @@ std::int64_t vector_cycles(std::int64_t free_size, int tile_inputs);
 std::int64_t scalar_cycles(std::int64_t free_size);
 /** GpSimd: 150 + N. */
 std::int64_t gpsimd_cycles(std::int64_t free_size);
-/** DMA efficiency of a transfer: min(1, max(512, bytes per partition) / 4096), halved when strided. */
+/** Bytes per partition row at which a DMA queue reaches its full bandwidth (ISA notes: "4 KiB or more to saturate"). */
+inline constexpr std::int64_t kDmaSaturatingRowBytes = 4096;
+/**
+ * The least efficiency of a DMA queue, however short its rows: calibrated on the matmul table
+ * (rows of 256 B and of 1 KiB move at the same rate per byte there; docs/reference.md, "Cost constants").
+ */
+inline constexpr double kDmaMinEfficiency = 0.25;
+/** A transfer whose innermost tile axis steps over 16 bytes in HBM runs at half the rate (ISA notes). */
+inline constexpr double kDmaStridedFactor = 0.5;
+/**
+ * A transfer by element-wise descriptors (a DMA transpose): 1/8 of a queue, before the strided
+ * halving. No published figure: an assumption, listed as one in docs/reference.md.
+ */
+inline constexpr double kDmaElementwiseEfficiency = 0.125;
+/** DMA efficiency of a transfer: clamp(bytes per partition / 4096, 1/4, 1), halved when strided. */
 double dma_efficiency(std::int64_t bytes_per_partition, bool strided);
 /**
  * One DMA transfer of `bytes` (`bytes_per_partition` per partition) on one queue, in us:
- * fixed cost + bytes / (queue bandwidth x efficiency), efficiency = min(1, max(512, bytes per
- * partition) / 4096), halved when the innermost stride exceeds 16 bytes.
+ * fixed cost + bytes / (queue bandwidth x dma_efficiency).
  */
 double dma_queue_us(const TargetSpec& t, std::int64_t bytes, std::int64_t bytes_per_partition, bool strided);
+/** The same at a given efficiency. */
+double dma_queue_us_at(const TargetSpec& t, std::int64_t bytes, double efficiency);
 
 /** One instruction an op becomes (no schedule yet). */
 struct Instruction {
@@ -54,6 +69,9 @@ struct Instruction {
   /// Tensor engine: the 32-row tiles of the 128x128 PE array it occupies, a bit each (matmul
   /// tiling mode; every other instruction the whole array).
   std::uint32_t pe_rows = 0xF;
+  /// A memset of an on-chip array with block dimensions (those before par_dim): this one
+  /// instruction is issued once per block, each writing its own block.
+  std::int64_t blocks = 1;
 };
 /** The PE array's rows in tiles of 32: the finest row tiling of nc_matmul (NeuronCore-v3+). */
 inline constexpr int kPeRowTiles = 4;

@@ -20,6 +20,7 @@ struct TargetSpec {
   std::int64_t sbuf_bytes_per_core;  ///< partitions x sbuf_partition_bytes
   std::int64_t psum_bytes_per_core;  ///< partitions x psum_partition_bytes
   int partitions = 128;              ///< SBUF and PSUM partitions
+  int psum_banks = 8;                ///< PSUM banks per partition; an accumulation group holds one
   double tensor_ghz = 0;             ///< Tensor engine clock (128x128 systolic array)
   double vector_ghz = 0;             ///< Vector engine clock
   double scalar_ghz = 0;             ///< Scalar (activation) engine clock
@@ -34,6 +35,7 @@ struct TargetSpec {
 
   std::int64_t sbuf_partition_bytes() const { return sbuf_bytes_per_core / partitions; }
   std::int64_t psum_partition_bytes() const { return psum_bytes_per_core / partitions; }
+  std::int64_t psum_bank_bytes() const { return psum_partition_bytes() / psum_banks; }
   /** Peak matmul FLOP/s of one core for 2-byte (bf16/fp16) inputs: 2 x 128 x 128 per cycle. */
   double peak_flops_bf16() const { return 2.0 * 128 * 128 * tensor_ghz * 1e9; }
 };
