@@ -475,13 +475,13 @@ class CoreScheduler {
                 const std::vector<Instruction>& instr, const std::vector<bool>& has_instr,
                 const std::vector<std::size_t>& fused_store, double hbm_share_gbps, double link_share_gbps,
                 const std::vector<int>& collective_ordinal, const std::vector<CollectiveShape>& collectives,
-                CoreProfile& out, bool keep_events)
+                const std::vector<int>& buffers, CoreProfile& out, bool keep_events)
       : k_(k), nest_(nest), t_(t), instr_(instr), has_(has_instr), fused_(fused_store),
         hbm_bytes_per_us_(hbm_share_gbps * 1e3), link_share_gbps_(link_share_gbps),
         collective_ordinal_(collective_ordinal), collectives_(collectives), out_(out), keep_(keep_events),
         loop_(k.loops.size(), 0),
         tile_end_(k.tiles.size(), 0), tile_queue_(k.tiles.size(), -1), view_(k.tiles.size()), hist_(k.tensors.size()),
-        queue_free_(4 + static_cast<std::size_t>(t.dma_queues), 0.0), buffers_(loop_buffers(k, t)),
+        queue_free_(4 + static_cast<std::size_t>(t.dma_queues), 0.0), buffers_(buffers),
         rings_(k.tensors.size()), dma_(static_cast<std::size_t>(t.dma_queues)) {
     for (Engine e : {Engine::tensor, Engine::vector, Engine::scalar, Engine::gpsimd})
       max_latency_ = std::max(max_latency_, dep_latency(e));
@@ -527,7 +527,7 @@ class CoreScheduler {
   std::vector<std::optional<std::pair<int, Box>>> view_;  ///< tiles that index an on-chip tensor
   std::vector<TensorHistory> hist_;
   std::vector<double> queue_free_;
-  std::vector<int> buffers_;      ///< per tensor: the buffers its allocation rotates over (loop_buffers)
+  const std::vector<int>& buffers_;  ///< per tensor: the buffers its allocation rotates over (loop_buffers)
   std::vector<BufferRing> rings_;  ///< per tensor with more than one buffer
   double max_latency_ = 0;        ///< the longest semaphore wait of any engine (history pruning)
   void record(int tensor, HistEntry e) { hist_[static_cast<std::size_t>(tensor)].add(std::move(e), max_latency_); }
@@ -971,6 +971,8 @@ ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores
   }
 
   const ir::LoopNest nest(k);
+  // What the capacity check refuses, the estimate refuses too (loop_buffers runs it).
+  const std::vector<int> buffers = loop_buffers(k, t);
   std::map<int, int> active;  // busy cores per chip
   for (const CoreWork& c : cores) active[c.chip] += c.instances.empty() ? 0 : 1;
   std::vector<int> ordinal(n, -1);
@@ -986,7 +988,7 @@ ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores
     cp.nc = c.nc;
     cp.rank = c.rank;
     cp.instances = c.instances;
-    CoreScheduler(k, nest, t, instr, has, fused, share, link_share, ordinal, c.collectives, cp, keep_events)
+    CoreScheduler(k, nest, t, instr, has, fused, share, link_share, ordinal, c.collectives, buffers, cp, keep_events)
         .run_instances();
   }
 

@@ -140,7 +140,10 @@ struct CoreWork {
  * instruction starts when its queue is free and its inputs are ready (tiles by def-use,
  * tensors by the overlap of the boxes accesses touch: read after write, write after read or
  * write). Engines run concurrently; on NeuronCore-v2 Vector and GpSimd share the SBUF port.
- * Each chip's HBM bandwidth is split evenly among its cores that run instances. Needs no data.
+ * A loop-local on-chip tensor rotates over its loop_buffers; a DMA transfer takes the first gap
+ * of any queue after its fixed cost. Each chip's HBM bandwidth is split evenly among its cores
+ * that run instances. Needs no data. Throws what check_capacity throws for a kernel that does
+ * not fit the target.
  */
 ProfileReport estimate(const ir::KernelIR& k, const std::vector<CoreWork>& cores, const TargetSpec& t,
                        bool keep_events);
