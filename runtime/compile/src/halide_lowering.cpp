@@ -26,6 +26,9 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <cstdio>
 #include <stdexcept>
 #include <climits>
@@ -517,9 +520,29 @@ struct Scratch {
   Halide::Type type;
 };
 
+/** Whether the CPU executes AVX512-FP16 (CPUID leaf 7, EDX bit 23). */
+bool host_has_avx512_fp16() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return false;
+  return (edx & (1U << 23)) != 0;
+#else
+  return false;
+#endif
+}
+
+/** The host as Halide 14 sees it, less what this CPU cannot run: Halide 14 takes AVX512-BF16 for a
+    Sapphire Rapids, whose LLVM CPU also emits AVX512-FP16 (vmovw), which AMD's Zen 4 has not. */
+Halide::Target runnable_host_target() {
+  Halide::Target t = Halide::get_host_target();
+  if (t.has_feature(Halide::Target::AVX512_SapphireRapids) && !host_has_avx512_fp16())
+    t = t.without_feature(Halide::Target::AVX512_SapphireRapids);
+  return t;
+}
+
 /** The target of every artifact: the host, strict float math, the Halide runtime in its own shared object. */
 Halide::Target artifact_target() {
-  return Halide::get_host_target()
+  return runnable_host_target()
       .with_feature(Halide::Target::StrictFloat)
       .with_feature(Halide::Target::NoRuntime)
       .with_feature(Halide::Target::NoAsserts);
