@@ -32,7 +32,7 @@ KernelPlan build_kernel_object(const ir::KernelIR& ir, const std::vector<std::in
 void build_halide_runtime_object(const std::string& object_path);
 
 /** The Halide target artifacts are built for (host CPU features included; part of the cache key). */
-std::string artifact_target_string();
+const std::string& artifact_target_string();
 
 /** The Halide version the artifacts are built with (part of the cache key). */
 std::string halide_version();
