@@ -85,11 +85,29 @@ Expr to_f32(Expr stored, DType t) {
   throw InternalError("to_f32 of a non-16-bit float");
 }
 
+/**
+ * The bf16 bits `f` was widened from by to_f32, if it is such a widening: bf16 -> fp32 -> bf16 is
+ * the identity for every bit pattern (the low 16 bits are zero, so rounding adds no carry, and a
+ * bf16 NaN keeps its bits), but LLVM does not see it, and a tile copied or stored unchanged paid
+ * both conversions per element.
+ */
+const Expr* widened_bf16(const Expr& f) {
+  using namespace Halide::Internal;
+  const Call* re = f.as<Call>();
+  if (re == nullptr || !re->is_intrinsic(Call::reinterpret)) return nullptr;
+  const Call* shl = re->args[0].as<Call>();
+  if (shl == nullptr || !shl->is_intrinsic(Call::shift_left) || !is_const(shl->args[1], 16)) return nullptr;
+  const Cast* widen = shl->args[0].as<Cast>();
+  if (widen == nullptr || widen->value.type() != Halide::UInt(16)) return nullptr;
+  return &widen->value;
+}
+
 /** fp32 -> stored element of `t`, round to nearest even; NaN kept quiet with its sign (as nki::float_to_*_bits). */
 Expr from_f32(Expr f, DType t) {
   switch (t) {
     case DType::fp32: return f;
     case DType::bf16: {
+      if (const Expr* bits = widened_bf16(f)) return *bits;
       Expr b = Halide::reinterpret(Halide::UInt(32), f);
       Expr odd = (b >> 16) & u32(1);
       Expr rne = Halide::cast(Halide::UInt(16), (b + u32(0x7fff) + odd) >> 16);

@@ -10,9 +10,10 @@
 
 namespace nki {
 
-/// Bumped whenever the lowering changes what an artifact computes or how it is called: part
+/// Bumped whenever the lowering changes what an artifact computes, how it is called or the code it
+/// runs (9: a bf16 value stored unchanged skips its round trip through fp32): part
 /// of the cache key, so a cache directory never serves an artifact of an older lowering.
-inline constexpr int kLoweringRevision = 8;
+inline constexpr int kLoweringRevision = 9;
 
 /// Buffers, program ids and loop variables one compiled step may take.
 inline constexpr std::size_t kMaxStepArgs = 64;
