@@ -58,7 +58,7 @@ std::string schedule_json(const std::string& kernel, const LaunchResult& r) {
   j["grid"] = r.grid.logical_shape();
   j["grid_spec"] = r.grid.str();
   nlohmann::ordered_json cores = nlohmann::ordered_json::array();
-  for (const CoreSchedule& c : r.cores) cores.push_back({{"nc", c.nc}, {"instances", c.instances}});
+  for (const CoreSchedule& c : r.cores) cores.push_back({{"nc", c.nc}, {"instances", c.instances.to_vectors()}});
   j["cores"] = cores;
   return j.dump(2) + "\n";
 }

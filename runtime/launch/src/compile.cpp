@@ -71,7 +71,7 @@ CompileReport compile_world(const BoundLaunch& launch, const TracedKernel& trace
   for (int q = 0; q < n; ++q) {
     const auto i = static_cast<std::size_t>(q);
     r.busy.push_back({first + q, p.keys[i], p.compiled[i], static_cast<std::int64_t>(ranks[i].instances.size())});
-    work.push_back({q, ranks[i].instances, first + q, (first + q) / ranks_per_chip,
+    work.push_back({q, ranks[i].instances.to_vectors(), first + q, (first + q) / ranks_per_chip,
                     collective_shapes(plan, *traced.ir, first + q, ranks_per_chip)});
   }
   r.ir_text = traced.text;
@@ -112,7 +112,7 @@ CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shape
     r.busy.push_back({placed[c].nc, p.keys[c], p.compiled[c], static_cast<std::int64_t>(placed[c].instances.size())});
     // This process's core, on the chip it belongs to: the cores of each chip share that chip's HBM.
     const int local = placed[c].nc - world.rank() * chip_cores;
-    work.push_back({local, placed[c].instances, 0, local / std::max(1, spec.cores_per_chip)});
+    work.push_back({local, placed[c].instances.to_vectors(), 0, local / std::max(1, spec.cores_per_chip)});
   }
   r.ir_text = traced->text;
   if (options.estimate_latency) {  // as nki::profile: the capacity check, then the cost model

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/program.h"
+#include "nki/instance_ids.h"
 
 namespace nki {
 
@@ -17,7 +18,7 @@ namespace nki {
  * with `who` (e.g. "NC1", "rank 3") and the instances. True when every instance ran.
  */
 bool run_core_instances(const std::string& kernel, CoreRunner& runner,
-                        const std::vector<std::vector<std::int64_t>>& instances, const std::string& who,
+                        const InstanceIds& instances, const std::string& who,
                         std::atomic<bool>& stop);
 
 }  // namespace nki

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "nki/error.h"
 #include "nki/simulator/host_memory.h"
 
@@ -26,10 +28,9 @@ std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores
                     fmt::format("grid \"{}\" spreads over {} NeuronCores but the device has {}", grid.str(), needed,
                                 device_cores));
   }
-  // Placement keeps one id vector per instance: refuse a grid whose ids alone would not fit in memory.
+  // Placement keeps every instance's id (one int64 per axis): refuse a grid whose ids alone would not fit in memory.
   const std::int64_t total = grid.instances();
-  const std::int64_t per_instance =
-      static_cast<std::int64_t>(sizeof(std::vector<std::int64_t>) + grid.axes.size() * sizeof(std::int64_t));
+  const std::int64_t per_instance = static_cast<std::int64_t>(std::max<std::size_t>(1, grid.axes.size()) * sizeof(std::int64_t));
   if (total > sim::host_memory_bytes() / per_instance) {
     throw UserError("err_grid_too_large", kernel, {},
                     fmt::format("grid \"{}\" has {} instances; placing them on cores needs {} bytes, more than the "
@@ -38,9 +39,45 @@ std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores
                                 sim::host_memory_bytes()));
   }
   std::vector<CoreSchedule> cores(static_cast<std::size_t>(device_cores));
-  for (int c = 0; c < device_cores; ++c) cores[c].nc = c;
+  for (int c = 0; c < device_cores; ++c) cores[c] = {c, InstanceIds(grid.axes.size())};
+  // Each core's share, known up front: the nc factors split the grid evenly, a spread in blocks.
+  if (spread) {
+    for (std::int64_t c = 0; c < unannotated_cores; ++c)
+      cores[static_cast<std::size_t>(c)].instances.reserve(static_cast<std::size_t>(total / unannotated_cores + 1));
+  } else {
+    for (std::int64_t c = 0; c < grid.nc_cores(); ++c)
+      cores[static_cast<std::size_t>(c)].instances.reserve(static_cast<std::size_t>(total / grid.nc_cores()));
+  }
 
   const std::vector<std::int64_t> shape = grid.logical_shape();
+  // The core is a row-major combination of the nc factor indices (last nc factor fastest). Each
+  // axis's factors take their indices from that axis's id alone, so the core is a sum of one
+  // term per axis: tabulated per axis index once (axes without nc add nothing), not divided
+  // out for every instance.
+  std::vector<std::vector<std::int64_t>> term(shape.size());
+  if (!spread) {
+    std::int64_t weight = 1;
+    for (std::size_t a = grid.axes.size(); a-- > 0;) {
+      const auto& factors = grid.axes[a].factors;
+      const std::int64_t axis_weight = weight;
+      for (const GridFactor& f : factors)
+        if (f.nc) weight *= f.size;
+      if (weight == axis_weight) continue;
+      term[a].resize(static_cast<std::size_t>(shape[a]));
+      for (std::int64_t i = 0; i < shape[a]; ++i) {
+        std::int64_t rest = i, w = axis_weight, core = 0;
+        for (std::size_t f = factors.size(); f-- > 0;) {
+          const std::int64_t idx = rest % factors[f].size;
+          rest /= factors[f].size;
+          if (factors[f].nc) {
+            core += idx * w;
+            w *= factors[f].size;
+          }
+        }
+        term[a][static_cast<std::size_t>(i)] = core;
+      }
+    }
+  }
   std::vector<std::int64_t> pid(shape.size(), 0);
   // Spread: the first `extra` blocks hold base + 1 instances, the others base.
   const std::int64_t base = spread ? total / unannotated_cores : 0, extra = spread ? total % unannotated_cores : 0;
@@ -50,21 +87,8 @@ std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores
     if (spread) {
       core = n < big ? n / (base + 1) : extra + (n - big) / base;
     } else {
-      // Core = row-major combination of the nc factor indices of this instance, built from the
-      // last nc factor backwards so no per-instance storage is needed.
-      std::int64_t weight = 1;
-      for (std::size_t a = grid.axes.size(); a-- > 0;) {
-        std::int64_t rest = pid[a];
-        const auto& factors = grid.axes[a].factors;
-        for (std::size_t f = factors.size(); f-- > 0;) {
-          const std::int64_t idx = rest % factors[f].size;
-          rest /= factors[f].size;
-          if (factors[f].nc) {
-            core += idx * weight;
-            weight *= factors[f].size;
-          }
-        }
-      }
+      for (std::size_t a = 0; a < term.size(); ++a)
+        if (!term[a].empty()) core += term[a][static_cast<std::size_t>(pid[a])];
     }
     cores[static_cast<std::size_t>(core)].instances.push_back(pid);
     for (int a = static_cast<int>(pid.size()) - 1; a >= 0; --a) {  // next id in row-major order

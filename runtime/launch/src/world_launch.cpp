@@ -146,7 +146,7 @@ WorldWork WorldLaunch::plan_cost(const std::vector<Shape>& shapes, const std::ve
   const std::vector<CoreSchedule> placed = place_instances(launch_.grid(), 1, k.name(), 1);
   const int per_chip = std::max(1, t.cores_per_chip / std::max(1, lnc));
   for (int r = 0; r < W; ++r)
-    w.ranks.push_back({r % per_chip, placed.front().instances, r, r / per_chip, collective_shapes(plan, *w.traced->ir, r, per_chip)});
+    w.ranks.push_back({r % per_chip, placed.front().instances.to_vectors(), r, r / per_chip, collective_shapes(plan, *w.traced->ir, r, per_chip)});
   return w;
 }
 

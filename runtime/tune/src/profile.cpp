@@ -31,7 +31,7 @@ ProfileReport profile(const BoundLaunch& launch, const std::vector<TensorSpec>& 
   const std::shared_ptr<const TracedKernel> traced = k.trace(shapes, dtypes, launch.grid(), spec.nc_version);
   sim::check_capacity(*traced->ir, spec);
   std::vector<sim::CoreWork> work;
-  for (const CoreSchedule& c : placed) work.push_back({c.nc, c.instances});
+  for (const CoreSchedule& c : placed) work.push_back({c.nc, c.instances.to_vectors()});
   ProfileReport r = sim::estimate(*traced->ir, work, spec, keep_events);
   r.grid = launch.grid().str();
   return r;
