@@ -54,7 +54,7 @@ TEST_CASE("an instance failing on one core stops every core, names the instance,
                                         std::vector<float>(static_cast<std::size_t>(2 * J * 128 * 8), 0.0f), chip);
   auto launch = marking_kernel()[nl::nc(2), J].with({nki::Executor::reference, nullptr});
 
-  // A valid launch first: TBB's worker pool is made once per process, before the count.
+  // A valid launch first: the parked thread of the second core is made once per process, before the count.
   auto ok = nki::Tensor::from_floats({256 + 1, 8}, nki::DType::fp32, std::vector<float>(257 * 8, 1.0f), chip);
   marking_kernel()[nl::nc(2), 4].with({nki::Executor::reference, nullptr}).run({ok, marks});
   std::fill_n(reinterpret_cast<float*>(marks.data()), marks.elements(), 0.0f);

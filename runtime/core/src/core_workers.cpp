@@ -1,27 +1,119 @@
-/** \file One thread per simulated core. */
+/** \file One thread per simulated core, the threads parked between launches rather than started per launch. */
 #include "core/core_workers.h"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
 #include <exception>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 namespace nki {
 
+namespace {
+
+/**
+ * A thread that runs one body at a time and sleeps on `state` (a futex: std::atomic::wait)
+ * between them. Owned by the park for the life of the process, so the caller that waits for it
+ * and the thread itself only ever touch memory that outlives both.
+ */
+struct ParkedThread {
+  enum : std::uint32_t { parked = 0, working = 1 };
+  std::atomic<std::uint32_t> state{parked};
+  const std::function<void()>* body = nullptr;
+  std::thread thread;
+
+  ParkedThread() : thread([this] { serve(); }) {}
+  void serve() {
+    for (;;) {
+      state.wait(parked);
+      (*body)();
+      state.store(parked);
+      state.notify_one();
+    }
+  }
+};
+
+/**
+ * The threads not running a body. A launch takes one per busy core (starting one when none is
+ * idle) and returns it when its body is done: a launch pays a wake-up per core, not a thread
+ * start and join. Never destroyed: at exit the parked threads sleep and the process ends them.
+ */
+class ThreadPark {
+ public:
+  ParkedThread* take() {
+    std::lock_guard lock(mutex_);
+    // A child of fork() has none of its parent's threads: forget them (they are not ours to free).
+    if (const pid_t pid = ::getpid(); pid != pid_) {
+      for (auto& t : all_) (void)t.release();
+      all_.clear();
+      idle_.clear();
+      pid_ = pid;
+    }
+    if (!idle_.empty()) {
+      ParkedThread* t = idle_.back();
+      idle_.pop_back();
+      return t;
+    }
+    all_.push_back(std::make_unique<ParkedThread>());
+    return all_.back().get();
+  }
+  void give_back(ParkedThread* t) {
+    std::lock_guard lock(mutex_);
+    idle_.push_back(t);
+  }
+
+ private:
+  std::mutex mutex_;
+  pid_t pid_ = ::getpid();
+  std::vector<std::unique_ptr<ParkedThread>> all_;
+  std::vector<ParkedThread*> idle_;
+};
+
+ThreadPark& thread_park() {
+  static ThreadPark* park = new ThreadPark;  // leaked on purpose: see ThreadPark
+  return *park;
+}
+
+}  // namespace
+
 void run_on_own_threads(std::size_t n, const std::function<void(std::size_t)>& body) {
   std::vector<std::exception_ptr> errors(n);
-  {
-    std::vector<std::jthread> threads;
-    threads.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      threads.emplace_back([&, i] {
-        try {
-          body(i);
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
-      });
+  std::vector<std::function<void()>> bodies;
+  bodies.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    bodies.emplace_back([&, i] {
+      try {
+        body(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  }
+  std::vector<ParkedThread*> threads;
+  threads.reserve(n);
+  auto wait_for_all = [&] {  // every started body has returned before this does
+    for (ParkedThread* t : threads) {
+      t->state.wait(ParkedThread::working);
+      thread_park().give_back(t);
     }
-  }  // every thread joined
+  };
+  try {
+    for (std::size_t i = 1; i < n; ++i) {
+      threads.push_back(thread_park().take());  // may throw: no thread could be started
+      threads.back()->body = &bodies[i];
+      threads.back()->state.store(ParkedThread::working);  // publishes body (seq_cst)
+      threads.back()->state.notify_one();
+    }
+  } catch (...) {
+    wait_for_all();
+    throw;
+  }
+  if (n > 0) bodies[0]();  // the caller is body 0's thread: one wake-up fewer per launch
+  wait_for_all();
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
 }
