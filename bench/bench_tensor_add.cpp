@@ -6,6 +6,9 @@
  *   tensor_add_nc2_launch           the full launch tensor_add()[spmd_dim(32, nc(2)), 16].run({a, b})
  *   stream_bf16_add_2threads        c = a + b in plain C++, two std::threads, half the rows each
  *   launch_over_stream              both of the above alternated in one loop; counter `ratio`
+ *   plain_bf16_add_persistent       the bf16 add as torch computes it, on two threads started once
+ *   stream_fp32_add_persistent      STREAM's fp32 add on the same two persistent threads
+ *   launch_over_baselines           the launch and both of those alternated; `ratio` against the stronger
  *   tensor_add_nc1_launch           the launch on one core, grid [64, 16] (context: core scaling)
  *   stream_bf16_add_1thread         the baseline on the calling thread alone (context for nc1)
  *   stream_bf16_add_2threads_tiles  the baseline's loop in the launch's [128, 512] tile order
@@ -15,6 +18,7 @@
  */
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -34,6 +38,7 @@
 #include "bf16_add_baseline.h"
 #include "bf16_add_rows.h"
 #include "check_once.h"
+#include "persistent_threads.h"
 #include "nki/placement.h"
 #include "nki/dtype.h"
 #include "nki/kernels.h"
@@ -109,15 +114,16 @@ std::string check_launch(const nki::BoundLaunch& launch) {
   return diff.empty() ? diff : "tensor_add output differs from the host reference at " + diff;
 }
 
-/** A 64-byte aligned uint16 buffer (as the simulated HBM hands out), zero-filled so its pages exist. */
+/** A 64-byte aligned buffer of n Ts (as the simulated HBM hands out), zero-filled so its pages exist. */
+template <class T = std::uint16_t>
 struct HostBuffer {
-  std::unique_ptr<std::uint16_t, decltype(&std::free)> p{nullptr, &std::free};
+  std::unique_ptr<T, decltype(&std::free)> p{nullptr, &std::free};
   explicit HostBuffer(std::int64_t n) {
-    p.reset(static_cast<std::uint16_t*>(std::aligned_alloc(64, static_cast<std::size_t>(n) * 2)));
+    p.reset(static_cast<T*>(std::aligned_alloc(64, static_cast<std::size_t>(n) * sizeof(T))));
     if (!p) throw std::bad_alloc();
-    std::memset(p.get(), 0, static_cast<std::size_t>(n) * 2);
+    std::memset(p.get(), 0, static_cast<std::size_t>(n) * sizeof(T));
   }
-  std::uint16_t* get() const { return p.get(); }
+  T* get() const { return p.get(); }
 };
 
 /** The STREAM-style baseline over the whole 8192x8192 add: two std::threads (threads == 1: the caller adds all). */
@@ -146,7 +152,7 @@ void stream_bf16_add_tiles(const std::uint16_t* a, const std::uint16_t* b, std::
 
 /** The baseline's output buffer, preallocated once, and a check of one run against the reference. */
 struct StreamSide {
-  HostBuffer c{kElements};
+  HostBuffer<> c{kElements};
   std::string check(int threads = 2) {
     AddInputs& in = add_inputs();
     std::memset(c.get(), 0xff, static_cast<std::size_t>(kElements) * 2);  // stale output cannot pass
@@ -169,6 +175,63 @@ StreamSide& stream_side() {
   static StreamSide side;
   return side;
 }
+
+/**
+ * The fair baselines: threads started once (not per iteration) and kept between runs, each of
+ * the two adding a contiguous half. `bf16` is the add as torch computes it (bf16_add_rows_torch,
+ * the same bits as the project's); `fp32` is STREAM's add kernel over 8192x8192 fp32 arrays.
+ */
+struct PersistentSide {
+  nki_bench::PersistentThreads threads{2};
+  HostBuffer<> c{kElements};
+  HostBuffer<float> a32{kElements}, b32{kElements}, c32{kElements};
+
+  PersistentSide() {
+    for (std::int64_t i = 0; i < kElements; ++i) {
+      a32.get()[i] = static_cast<float>(nki_bench::mix(5 * kElements + i) % 2001) / 64.0f - 15.0f;
+      b32.get()[i] = static_cast<float>(nki_bench::mix(6 * kElements + i) % 2001) / 64.0f - 15.0f;
+    }
+  }
+  void run_bf16() {
+    AddInputs& in = add_inputs();
+    const std::uint16_t *a = in.a.bits16().data(), *b = in.b.bits16().data();
+    std::uint16_t* out = c.get();
+    threads.run([=](int t) {
+      const std::int64_t begin = kElements / 2 * t;
+      nki_bench::bf16_add_rows_torch(a + begin, b + begin, out + begin, kElements / 2);
+    });
+  }
+  void run_fp32() {
+    const float *a = a32.get(), *b = b32.get();
+    float* out = c32.get();
+    threads.run([=](int t) {
+      const std::int64_t begin = kElements / 2 * t;
+      nki_bench::fp32_add_rows(a + begin, b + begin, out + begin, kElements / 2);
+    });
+  }
+  std::string check_bf16() {
+    std::memset(c.get(), 0xff, static_cast<std::size_t>(kElements) * 2);
+    run_bf16();
+    const std::string diff = compare_bits({c.get(), static_cast<std::size_t>(kElements)}, add_inputs().expected);
+    return diff.empty() ? diff : "the torch-semantics bf16 add differs from the host reference at " + diff;
+  }
+  std::string check_fp32() {
+    std::memset(c32.get(), 0xff, static_cast<std::size_t>(kElements) * 4);
+    run_fp32();
+    for (std::int64_t i = 0; i < kElements; ++i)
+      if (std::bit_cast<std::uint32_t>(c32.get()[i]) != std::bit_cast<std::uint32_t>(a32.get()[i] + b32.get()[i]))
+        return "the STREAM fp32 add differs from a + b at element " + std::to_string(i);
+    return {};
+  }
+};
+
+PersistentSide& persistent_side() {
+  static PersistentSide side;
+  return side;
+}
+
+/** Bytes STREAM's fp32 add moves per run: read a, read b, write c, 4 bytes each. */
+constexpr std::int64_t kFp32BytesPerAdd = 3 * kElements * 4;
 
 // ---------------------------------------------------------------------------------------
 // Benchmarks 1-3: launch, baseline, ratio
@@ -271,6 +334,82 @@ void BM_launch_over_stream(benchmark::State& state) {
   state.counters["ratio"] = stream_s / launch_s;
 }
 
+/** A baseline on the persistent threads: checked once, then `run` timed; `bytes` moved per run. */
+void persistent_benchmark(benchmark::State& state, const std::string& name, std::string (PersistentSide::*check)(),
+                          void (PersistentSide::*run)(), std::int64_t bytes) {
+  PersistentSide& s = persistent_side();
+  if (const std::string& err = nki_bench::check_once(name, [&] { return (s.*check)(); }); !err.empty()) {
+    state.SkipWithError(err.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    (s.*run)();
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * bytes);
+  state.counters["SI_bytes_per_second"] = benchmark::Counter(
+      static_cast<double>(bytes), benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::OneK::kIs1000);
+}
+
+/** The plain bf16 add on persistent threads, torch's semantics. */
+void BM_plain_bf16_add_persistent(benchmark::State& state) {
+  persistent_benchmark(state, "plain_bf16", &PersistentSide::check_bf16, &PersistentSide::run_bf16, kBytesPerAdd);
+}
+
+/** STREAM's fp32 add on persistent threads; its bytes are 3 x 4 per element. */
+void BM_stream_fp32_add_persistent(benchmark::State& state) {
+  persistent_benchmark(state, "stream_fp32", &PersistentSide::check_fp32, &PersistentSide::run_fp32, kFp32BytesPerAdd);
+}
+
+/**
+ * The launch and both fair baselines alternated in one loop, the one that goes first rotating
+ * every iteration, each timed on its own. Counters in decimal GB/s: launch_GBps, bf16_GBps (plain
+ * bf16 add), fp32_GBps (STREAM add, its own bytes); ratio_bf16 and ratio_fp32 the launch's GB/s
+ * over each; `ratio` over the stronger of the two.
+ */
+void BM_launch_over_baselines(benchmark::State& state) {
+  const nki::BoundLaunch launch = tensor_add_launch(true);
+  PersistentSide& s = persistent_side();
+  for (const std::string& err : {nki_bench::check_once("launch_nc2", [&] { return check_launch(launch); }),
+                                  nki_bench::check_once("plain_bf16", [&] { return s.check_bf16(); }),
+                                  nki_bench::check_once("stream_fp32", [&] { return s.check_fp32(); })}) {
+    if (!err.empty()) {
+      state.SkipWithError(err.c_str());
+      return;
+    }
+  }
+  AddInputs& in = add_inputs();
+  const std::vector<nki::Tensor> args{in.a, in.b};
+  using clock = std::chrono::steady_clock;
+  double seconds[3] = {0, 0, 0};
+  const std::function<void()> sides[3] = {[&] {
+                                            nki::LaunchResult r = launch.run(args);
+                                            benchmark::DoNotOptimize(r.outputs.front().data());
+                                          },
+                                          [&] { s.run_bf16(); }, [&] { s.run_fp32(); }};
+  int first = 0;
+  for (auto _ : state) {
+    for (int k = 0; k < 3; ++k) {
+      const int i = (first + k) % 3;
+      const auto t0 = clock::now();
+      sides[i]();
+      benchmark::ClobberMemory();
+      seconds[i] += std::chrono::duration<double>(clock::now() - t0).count();
+    }
+    first = (first + 1) % 3;
+  }
+  const double n = static_cast<double>(state.iterations());
+  const double launch_gbps = n * static_cast<double>(kBytesPerAdd) / seconds[0] / 1e9;
+  const double bf16 = n * static_cast<double>(kBytesPerAdd) / seconds[1] / 1e9;
+  const double fp32 = n * static_cast<double>(kFp32BytesPerAdd) / seconds[2] / 1e9;
+  state.counters["launch_GBps"] = launch_gbps;
+  state.counters["bf16_GBps"] = bf16;
+  state.counters["fp32_GBps"] = fp32;
+  state.counters["ratio_bf16"] = launch_gbps / bf16;
+  state.counters["ratio_fp32"] = launch_gbps / fp32;
+  state.counters["ratio"] = launch_gbps / std::max(bf16, fp32);
+}
+
 // ---------------------------------------------------------------------------------------
 // Benchmark 4: dispatch cost per instance
 // ---------------------------------------------------------------------------------------
@@ -365,6 +504,9 @@ void BM_dispatch_tiny_add_grid_1x1(benchmark::State& state) { dispatch_benchmark
 BENCHMARK(BM_tensor_add_nc2_launch)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(BM_stream_bf16_add_2threads)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(BM_launch_over_stream)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_plain_bf16_add_persistent)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK(BM_stream_fp32_add_persistent)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK(BM_launch_over_baselines)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(3.0);
 BENCHMARK(BM_tensor_add_nc1_launch)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(BM_stream_bf16_add_1thread)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(BM_stream_bf16_add_2threads_tiles)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);

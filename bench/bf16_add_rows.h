@@ -15,4 +15,14 @@ namespace nki_bench {
  */
 void bf16_add_rows(const std::uint16_t* a, const std::uint16_t* b, std::uint16_t* c, std::size_t n);
 
+/**
+ * The same add as torch computes it on the CPU (c10::BFloat16): the fp32 sum rounded to
+ * nearest, ties to even, a NaN sum becoming 0x7fc0. The same bits as bf16_add_rows (whose
+ * canonical NaN rounds to 0x7fc0), with one select instead of two.
+ */
+void bf16_add_rows_torch(const std::uint16_t* a, const std::uint16_t* b, std::uint16_t* c, std::size_t n);
+
+/** STREAM's add kernel in fp32: c[i] = a[i] + b[i]. Built with the host's ISA as the loops above. */
+void fp32_add_rows(const float* a, const float* b, float* c, std::size_t n);
+
 }  // namespace nki_bench
