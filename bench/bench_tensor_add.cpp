@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <new>
@@ -284,6 +285,17 @@ void BM_stream_bf16_add_2threads(benchmark::State& state) { stream_benchmark(sta
 void BM_stream_bf16_add_1thread(benchmark::State& state) { stream_benchmark(state, 1); }
 void BM_stream_bf16_add_2threads_tiles(benchmark::State& state) { stream_benchmark(state, 0); }
 
+/** Skips the benchmark with the first non-empty check message; true when it did. */
+bool skipped_on_error(benchmark::State& state, std::initializer_list<std::string> errors) {
+  for (const std::string& err : errors) {
+    if (!err.empty()) {
+      state.SkipWithError(err.c_str());
+      return true;
+    }
+  }
+  return false;
+}
+
 /**
  * The launch and the baseline alternated in one loop (order flipped every iteration so
  * neither profits from the other's cache contents), timed separately. Counters:
@@ -292,13 +304,9 @@ void BM_stream_bf16_add_2threads_tiles(benchmark::State& state) { stream_benchma
 void BM_launch_over_stream(benchmark::State& state) {
   const nki::BoundLaunch launch = tensor_add_launch(true);
   StreamSide& s = stream_side();
-  for (const std::string& err : {nki_bench::check_once("launch_nc2", [&] { return check_launch(launch); }),
-                                  nki_bench::check_once("stream2", [&] { return s.check(2); })}) {
-    if (!err.empty()) {
-      state.SkipWithError(err.c_str());
-      return;
-    }
-  }
+  if (skipped_on_error(state, {nki_bench::check_once("launch_nc2", [&] { return check_launch(launch); }),
+                               nki_bench::check_once("stream2", [&] { return s.check(2); })}))
+    return;
   AddInputs& in = add_inputs();
   const std::vector<nki::Tensor> args{in.a, in.b};
   using clock = std::chrono::steady_clock;
@@ -370,14 +378,10 @@ void BM_stream_fp32_add_persistent(benchmark::State& state) {
 void BM_launch_over_baselines(benchmark::State& state) {
   const nki::BoundLaunch launch = tensor_add_launch(true);
   PersistentSide& s = persistent_side();
-  for (const std::string& err : {nki_bench::check_once("launch_nc2", [&] { return check_launch(launch); }),
-                                  nki_bench::check_once("plain_bf16", [&] { return s.check_bf16(); }),
-                                  nki_bench::check_once("stream_fp32", [&] { return s.check_fp32(); })}) {
-    if (!err.empty()) {
-      state.SkipWithError(err.c_str());
-      return;
-    }
-  }
+  if (skipped_on_error(state, {nki_bench::check_once("launch_nc2", [&] { return check_launch(launch); }),
+                               nki_bench::check_once("plain_bf16", [&] { return s.check_bf16(); }),
+                               nki_bench::check_once("stream_fp32", [&] { return s.check_fp32(); })}))
+    return;
   AddInputs& in = add_inputs();
   const std::vector<nki::Tensor> args{in.a, in.b};
   using clock = std::chrono::steady_clock;
