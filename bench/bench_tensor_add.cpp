@@ -193,23 +193,19 @@ struct PersistentSide {
       b32.get()[i] = static_cast<float>(nki_bench::mix(6 * kElements + i) % 2001) / 64.0f - 15.0f;
     }
   }
+  /** out = a + b by `rows`, each persistent thread adding one contiguous half. */
+  template <class T>
+  void add_in_halves(const T* a, const T* b, T* out, void (*rows)(const T*, const T*, T*, std::size_t)) {
+    threads.run([=](int t) {
+      const std::int64_t begin = kElements / 2 * t;
+      rows(a + begin, b + begin, out + begin, kElements / 2);
+    });
+  }
   void run_bf16() {
     AddInputs& in = add_inputs();
-    const std::uint16_t *a = in.a.bits16().data(), *b = in.b.bits16().data();
-    std::uint16_t* out = c.get();
-    threads.run([=](int t) {
-      const std::int64_t begin = kElements / 2 * t;
-      nki_bench::bf16_add_rows_torch(a + begin, b + begin, out + begin, kElements / 2);
-    });
+    add_in_halves(in.a.bits16().data(), in.b.bits16().data(), c.get(), &nki_bench::bf16_add_rows_torch);
   }
-  void run_fp32() {
-    const float *a = a32.get(), *b = b32.get();
-    float* out = c32.get();
-    threads.run([=](int t) {
-      const std::int64_t begin = kElements / 2 * t;
-      nki_bench::fp32_add_rows(a + begin, b + begin, out + begin, kElements / 2);
-    });
-  }
+  void run_fp32() { add_in_halves<float>(a32.get(), b32.get(), c32.get(), &nki_bench::fp32_add_rows); }
   std::string check_bf16() {
     std::memset(c.get(), 0xff, static_cast<std::size_t>(kElements) * 2);
     run_bf16();

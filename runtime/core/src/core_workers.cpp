@@ -38,8 +38,8 @@ struct ParkedThread {
 };
 
 /**
- * The threads not running a body. A launch takes one per busy core (starting one when none is
- * idle) and returns it when its body is done: a launch pays a wake-up per core, not a thread
+ * The threads not running a body. A launch takes one per busy core after the first (starting
+ * one when none is idle) and returns it when its body is done: a launch pays a wake-up per core, not a thread
  * start and join. Never destroyed: at exit the parked threads sleep and the process ends them.
  */
 class ThreadPark {
