@@ -1,13 +1,15 @@
 /** \file One thread per simulated core, the threads parked between launches rather than started per launch. */
 #include "core/core_workers.h"
 
-#include <unistd.h>
+#include <pthread.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -16,7 +18,29 @@ namespace nki {
 namespace {
 
 /**
- * A thread that runs one body at a time and sleeps on `state` (a futex: std::atomic::wait)
+ * How long a waiter watches the state before it sleeps on the futex. Waking a sleeping thread
+ * costs tens of microseconds on a VM (the other vCPU halts and needs an interrupt); a launch that
+ * follows the last within this window, or a core that finishes within it, finds its waiter awake.
+ * Bounded, so a busy machine loses at most this much CPU per wait (an unbounded spin starves the
+ * thread being waited for when both share a CPU).
+ */
+constexpr std::chrono::microseconds kSpinBeforeSleep{50};
+
+/** Returns when `state` no longer holds `value`: watched for kSpinBeforeSleep, then slept on. */
+void wait_while(const std::atomic<std::uint32_t>& state, std::uint32_t value) {
+  const auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+  for (unsigned i = 1;; ++i) {
+    if (state.load(std::memory_order_acquire) != value) return;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) break;
+  }
+  state.wait(value);
+}
+
+/**
+ * A thread that runs one body at a time and waits on `state` (wait_while: briefly awake, then a futex)
  * between them. Owned by the park for the life of the process, so the caller that waits for it
  * and the thread itself only ever touch memory that outlives both.
  */
@@ -29,7 +53,7 @@ struct ParkedThread {
   ParkedThread() : thread([this] { serve(); }) {}
   void serve() {
     for (;;) {
-      state.wait(parked);
+      wait_while(state, parked);
       (*body)();
       state.store(parked);
       state.notify_one();
@@ -46,13 +70,6 @@ class ThreadPark {
  public:
   ParkedThread* take() {
     std::lock_guard lock(mutex_);
-    // A child of fork() has none of its parent's threads: forget them (they are not ours to free).
-    if (const pid_t pid = ::getpid(); pid != pid_) {
-      for (auto& t : all_) (void)t.release();
-      all_.clear();
-      idle_.clear();
-      pid_ = pid;
-    }
     if (!idle_.empty()) {
       ParkedThread* t = idle_.back();
       idle_.pop_back();
@@ -65,16 +82,30 @@ class ThreadPark {
     std::lock_guard lock(mutex_);
     idle_.push_back(t);
   }
+  /**
+   * In a child of fork(), before anything else runs: it has none of its parent's threads, so
+   * they are forgotten (not ours to free), and the lock one of them may have held is made anew.
+   * (pthread_atfork, not a getpid() per launch: that is a system call.)
+   */
+  void forget_after_fork() {
+    for (auto& t : all_) (void)t.release();
+    all_.clear();
+    idle_.clear();
+    new (&mutex_) std::mutex;
+  }
 
  private:
   std::mutex mutex_;
-  pid_t pid_ = ::getpid();
   std::vector<std::unique_ptr<ParkedThread>> all_;
   std::vector<ParkedThread*> idle_;
 };
 
 ThreadPark& thread_park() {
-  static ThreadPark* park = new ThreadPark;  // leaked on purpose: see ThreadPark
+  static ThreadPark* park = [] {
+    auto* p = new ThreadPark;  // leaked on purpose: see ThreadPark
+    ::pthread_atfork(nullptr, nullptr, [] { thread_park().forget_after_fork(); });
+    return p;
+  }();
   return *park;
 }
 
@@ -97,7 +128,7 @@ void run_on_own_threads(std::size_t n, const std::function<void(std::size_t)>& b
   threads.reserve(n);
   auto wait_for_all = [&] {  // every started body has returned before this does
     for (ParkedThread* t : threads) {
-      t->state.wait(ParkedThread::working);
+      wait_while(t->state, ParkedThread::working);
       thread_park().give_back(t);
     }
   };
