@@ -34,7 +34,7 @@ TEST_CASE("a grid whose placement would not fit in host memory is refused with t
   CHECK(test::user_error_of([&] { nki::place_instances(nki::parse_grid("1099511627776,1"), 2, "k"); }) ==
         fmt::format("k: err_grid_too_large: grid \"1099511627776,1\" has {} instances; placing them on cores needs {} "
                     "bytes, more than the host's {} bytes of memory",
-                    n, n * 16, kHost));
+                    n, n * 20, kHost));
   // Through a launch: refused before tracing, compiling or allocating anything.
   nki::sim::Device chip("trn2", 2);
   auto a = nki::Tensor::from_floats({128, 512}, nki::DType::fp32, test::random_floats(128 * 512, 1), chip);
@@ -44,7 +44,7 @@ TEST_CASE("a grid whose placement would not fit in host memory is refused with t
         fmt::format("tensor_add (tests/runtime/memory_limits_test.cpp:{}): err_grid_too_large: grid "
                     "\"spmd_dim(nc(2),1099511627776),1\" has {} instances; placing them on cores needs {} bytes, more "
                     "than the host's {} bytes of memory",
-                    line, 2 * n, 2 * n * 16, kHost));
+                    line, 2 * n, 2 * n * 20, kHost));
   CHECK(chip.hbm().bytes_in_use() == in_use);
 }
 

@@ -98,3 +98,52 @@ TEST_CASE("a grid axis of size zero is refused") {
   CHECK(test::user_error_of([] { nki::place_instances(grid({0, 2}), 2); }) ==
         "err_invalid_grid: grid \"0,2\" has a factor of size 0; sizes must be positive");
 }
+
+namespace {
+std::vector<std::uint32_t> runs_of(const nki::InstanceIds& ids) { return {ids.runs().begin(), ids.runs().end()}; }
+}  // namespace
+
+TEST_CASE("a core's ids come in runs that step by one in the last axis alone, the unit of one compiled call") {
+  auto cores = nki::place_instances(grid({nl::spmd_dim(2, nl::nc(2)), 3}), 2);
+  CHECK(runs_of(cores[0].instances) == std::vector<std::uint32_t>{3, 3});  // [0,0..2], [2,0..2]
+  CHECK(runs_of(cores[1].instances) == std::vector<std::uint32_t>{3, 3});
+  CHECK(runs_of(nki::place_instances(grid({4, 1}), 1)[0].instances) == std::vector<std::uint32_t>{1, 1, 1, 1});
+  const auto alternate = nki::place_instances(grid({2, nl::spmd_dim(2, nl::nc(2))}), 2);
+  CHECK(alternate[0].instances == Ids{{0, 0}, {0, 2}, {1, 0}, {1, 2}});  // the last axis steps by two on a core
+  CHECK(runs_of(alternate[0].instances) == std::vector<std::uint32_t>{1, 1, 1, 1});
+  CHECK(runs_of(nki::place_instances(nki::GridSpec{}, 1)[0].instances) == std::vector<std::uint32_t>{1});
+  nki::InstanceIds by_hand;  // appended out of order: a run breaks where an id does not follow
+  for (const std::vector<std::int64_t>& id : Ids{{0, 1}, {0, 2}, {1, 3}, {1, 4}, {1, 5}, {1, 4}, {2, 0}})
+    by_hand.push_back(id);
+  CHECK(runs_of(by_hand) == std::vector<std::uint32_t>{2, 3, 1, 1});
+  nki::InstanceIds copy = by_hand;  // a copy shares the ids until it appends
+  copy.push_back(std::vector<std::int64_t>{2, 1});
+  CHECK(runs_of(copy) == std::vector<std::uint32_t>{2, 3, 1, 2});
+  CHECK(runs_of(by_hand) == std::vector<std::uint32_t>{2, 3, 1, 1});
+  CHECK(by_hand.size() == 7);
+  CHECK(copy.size() == 8);
+}
+
+TEST_CASE("placement_of remembers placements: the same ids as place_instances, for more grids than it keeps") {
+  for (int round = 0; round < 2; ++round) {  // the second round finds some grids kept and places the others anew
+    for (std::int64_t rows = 1; rows <= 20; ++rows) {
+      const nki::GridSpec g = grid({nl::spmd_dim(rows, nl::nc(2)), 3});
+      CAPTURE(rows);
+      const auto kept = nki::placement_of(g, 2), placed = nki::place_instances(g, 2);
+      REQUIRE(kept.size() == placed.size());
+      for (std::size_t c = 0; c < kept.size(); ++c) {
+        CHECK(kept[c].nc == placed[c].nc);
+        CHECK(kept[c].instances == placed[c].instances);
+        CHECK(runs_of(kept[c].instances) == runs_of(placed[c].instances));
+      }
+    }
+  }
+  // The device's cores and a logical core's spread are part of what is kept.
+  CHECK(nki::placement_of(grid({4, 2}), 2, "", 2)[1].instances == Ids{{2, 0}, {2, 1}, {3, 0}, {3, 1}});
+  CHECK(nki::placement_of(grid({4, 2}), 2)[1].instances.empty());
+  CHECK(nki::placement_of(grid({4, 2}), 1).size() == 1);
+  // A grid refused is refused every time, never kept.
+  for (int i = 0; i < 2; ++i)
+    CHECK(test::user_error_of([] { nki::placement_of(grid({nl::nc(4), 2}), 2); }) ==
+          "err_grid_exceeds_cores: grid \"nc(4),2\" spreads over 4 NeuronCores but the device has 2");
+}

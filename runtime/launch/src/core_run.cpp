@@ -17,32 +17,23 @@ std::string pid_str(std::span<const std::int64_t> pid) { return fmt::format("[{}
 /// Longest batch a core hands to its runner at once; bounds how late a stop request is seen.
 constexpr std::size_t kMaxBatch = 64;
 
-/** How many instances from `i` on form a run whose ids differ only by +1 steps in the last axis. */
-std::size_t consecutive_run(const InstanceIds& ids, std::size_t i) {
-  std::size_t n = 1;
-  if (ids.rank() == 0) return n;
-  while (n < kMaxBatch && i + n < ids.size()) {
-    const std::span<const std::int64_t> prev = ids.id(i + n - 1);
-    const std::span<const std::int64_t> next = ids.id(i + n);
-    if (next.back() != prev.back() + 1 || !std::equal(prev.begin(), prev.end() - 1, next.begin())) break;
-    ++n;
-  }
-  return n;
-}
-
 }  // namespace
 
 bool run_core_instances(const std::string& kernel, CoreRunner& runner,
                         const InstanceIds& ids, const std::string& who,
                         std::atomic<bool>& stop) {
-  for (std::size_t i = 0; i < ids.size();) {
+  // Each run of consecutive ids (InstanceIds::runs) in batches of at most kMaxBatch.
+  std::size_t i = 0, left = 0;  // the next instance; what is left of its run
+  const std::span<const std::uint32_t> runs = ids.runs();
+  for (std::size_t r = 0; i < ids.size();) {
+    if (left == 0) left = runs[r++];
     if (stop.load(std::memory_order_relaxed)) return false;
     if (interrupt_requested()) {
       stop = true;
       throw Interrupted(fmt::format("the launch of {} was interrupted: {} stopped before instance {}", kernel, who,
                                     pid_str(ids.id(i))));
     }
-    const std::size_t n = consecutive_run(ids, i);
+    const std::size_t n = std::min(left, kMaxBatch);
     try {
       runner.run_batch(ids.id(i), static_cast<std::int64_t>(n));
     } catch (const InternalError& e) {
@@ -54,6 +45,7 @@ bool run_core_instances(const std::string& kernel, CoreRunner& runner,
       throw;
     }
     i += n;
+    left -= n;
   }
   return true;
 }

@@ -168,11 +168,11 @@ LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& arg
   std::vector<CoreSchedule> all;  // spanning ranks: every core of the world
   if (span) {
     // The world's cores, of which this rank's chip runs its own (their ids stay global).
-    all = place_instances(grid, device.cores() * world.ranks(), k.name(), options.unannotated_cores);
+    all = placement_of(grid, device.cores() * world.ranks(), k.name(), options.unannotated_cores);
     result.cores.assign(all.begin() + first_core, all.begin() + first_core + device.cores());
     first_core = 0;
   } else {
-    result.cores = place_instances(grid, device.cores(), k.name(), options.unannotated_cores);
+    result.cores = placement_of(grid, device.cores(), k.name(), options.unannotated_cores);
   }
 
   std::vector<Shape> shapes;

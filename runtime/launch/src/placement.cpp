@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <mutex>
+#include <utility>
 
 #include "nki/error.h"
 #include "nki/simulator/host_memory.h"
@@ -28,9 +30,11 @@ std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores
                     fmt::format("grid \"{}\" spreads over {} NeuronCores but the device has {}", grid.str(), needed,
                                 device_cores));
   }
-  // Placement keeps every instance's id (one int64 per axis): refuse a grid whose ids alone would not fit in memory.
+  // Placement keeps every instance's id (one int64 per axis) and, at worst, a run of its own (a
+  // uint32: InstanceIds::runs): refuse a grid whose ids alone would not fit in memory.
   const std::int64_t total = grid.instances();
-  const std::int64_t per_instance = static_cast<std::int64_t>(std::max<std::size_t>(1, grid.axes.size()) * sizeof(std::int64_t));
+  const std::int64_t per_instance =
+      static_cast<std::int64_t>(std::max<std::size_t>(1, grid.axes.size()) * sizeof(std::int64_t) + sizeof(std::uint32_t));
   if (total > sim::host_memory_bytes() / per_instance) {
     throw UserError("err_grid_too_large", kernel, {},
                     fmt::format("grid \"{}\" has {} instances; placing them on cores needs {} bytes, more than the "
@@ -97,6 +101,52 @@ std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores
     }
   }
   return cores;
+}
+
+namespace {
+
+/** The placements of recent launches, most recently used last. */
+class PlacementCache {
+ public:
+  std::vector<CoreSchedule> get(const GridSpec& grid, int device_cores, const std::string& kernel, int unannotated_cores) {
+    {
+      std::lock_guard lock(mutex_);
+      for (std::size_t i = entries_.size(); i-- > 0;) {
+        Entry& e = entries_[i];
+        if (e.cores != device_cores || e.unannotated != unannotated_cores || !(e.grid == grid)) continue;
+        std::rotate(entries_.begin() + static_cast<std::ptrdiff_t>(i), entries_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                    entries_.end());
+        return entries_.back().placed;
+      }
+    }
+    std::vector<CoreSchedule> placed = place_instances(grid, device_cores, kernel, unannotated_cores);  // may throw
+    // A grid whose ids would dwarf everything else kept is placed anew each time.
+    if (grid.instances() > kMaxIds / static_cast<std::int64_t>(std::max<std::size_t>(1, grid.axes.size()))) return placed;
+    std::lock_guard lock(mutex_);
+    if (entries_.size() == kEntries) entries_.erase(entries_.begin());
+    entries_.push_back({grid, device_cores, unannotated_cores, placed});
+    return placed;
+  }
+
+ private:
+  static constexpr std::size_t kEntries = 16;
+  static constexpr std::int64_t kMaxIds = std::int64_t{1} << 20;  // per entry: 8 MiB
+  struct Entry {
+    GridSpec grid;
+    int cores;
+    int unannotated;
+    std::vector<CoreSchedule> placed;
+  };
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace
+
+std::vector<CoreSchedule> placement_of(const GridSpec& grid, int device_cores, const std::string& kernel,
+                                       int unannotated_cores) {
+  static PlacementCache* cache = new PlacementCache;  // leaked on purpose: launches may run during exit
+  return cache->get(grid, device_cores, kernel, unannotated_cores);
 }
 
 }  // namespace nki

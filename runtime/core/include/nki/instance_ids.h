@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -14,7 +15,8 @@ namespace nki {
  * A list of program ids of one rank (grid axes), in one flat array: a launch places thousands
  * of instances, and one heap block per id cost more than running them (bench/README.md,
  * "Dispatch"). `id(i)` is the id as a view; `operator[]`, `front`, `back` and iteration give
- * copies, for code that wants a std::vector.
+ * copies, for code that wants a std::vector. Copies share the array until one of them appends
+ * (a placement kept for the next launch is copied into every launch's result for free).
  */
 class InstanceIds {
  public:
@@ -26,7 +28,17 @@ class InstanceIds {
   std::size_t rank() const { return rank_; }
 
   std::span<const std::int64_t> id(std::size_t i) const {
-    return {flat_.data() + i * rank_, rank_};
+    return {flat_->flat.data() + i * rank_, rank_};
+  }
+
+  /**
+   * The ids as runs, in order: each run's length, its ids stepping by +1 in the last axis with
+   * the others equal (what one compiled call can take: core_run.cpp). Kept as ids are appended, so
+   * a placement kept for the next launch is not compared again on every launch.
+   */
+  std::span<const std::uint32_t> runs() const {
+    if (!flat_) return {};
+    return flat_->runs;
   }
   std::vector<std::int64_t> operator[](std::size_t i) const {
     const std::span<const std::int64_t> v = id(i);
@@ -38,10 +50,13 @@ class InstanceIds {
   /** Appends an id of this list's rank (the first id of an empty, rank-less list sets it). */
   void push_back(std::span<const std::int64_t> pid) {
     if (count_ == 0 && rank_ == 0) rank_ = pid.size();
-    for (const std::int64_t x : pid) flat_.push_back(x);  // ids are a few ints: no memmove call
+    Storage& s = own();
+    if (continues_run(s, pid)) ++s.runs.back();
+    else s.runs.push_back(1);
+    for (const std::int64_t x : pid) s.flat.push_back(x);  // ids are a few ints: no memmove call
     ++count_;
   }
-  void reserve(std::size_t n) { flat_.reserve(n * rank_); }
+  void reserve(std::size_t n) { own().flat.reserve(n * rank_); }
 
   /** Every id as a vector of its own. */
   std::vector<std::vector<std::int64_t>> to_vectors() const {
@@ -79,7 +94,9 @@ class InstanceIds {
   const_iterator begin() const { return {this, 0}; }
   const_iterator end() const { return {this, count_}; }
 
-  bool operator==(const InstanceIds& o) const = default;
+  bool operator==(const InstanceIds& o) const {
+    return rank_ == o.rank_ && count_ == o.count_ && (count_ == 0 || flat_->flat == o.flat_->flat);
+  }
   friend bool operator==(const InstanceIds& a, const std::vector<std::vector<std::int64_t>>& b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < b.size(); ++i) {
@@ -90,9 +107,27 @@ class InstanceIds {
   }
 
  private:
+  struct Storage {
+    std::vector<std::int64_t> flat;  ///< the ids, rank_ ints each
+    std::vector<std::uint32_t> runs;  ///< runs(): at most 4 bytes an id, fewer ids than that
+  };
+  /** Whether `pid` extends the last run (a run stops short of 2^32 ids). */
+  bool continues_run(const Storage& s, std::span<const std::int64_t> pid) const {
+    if (count_ == 0 || rank_ == 0 || s.runs.back() == UINT32_MAX) return false;
+    const std::int64_t* last = s.flat.data() + (count_ - 1) * rank_;
+    for (std::size_t a = 0; a + 1 < rank_; ++a)
+      if (pid[a] != last[a]) return false;
+    return pid[rank_ - 1] == last[rank_ - 1] + 1;
+  }
+  /** The storage, this list's alone: copied first when another list shares it. */
+  Storage& own() {
+    if (!flat_) flat_ = std::make_shared<Storage>();
+    else if (flat_.use_count() > 1) flat_ = std::make_shared<Storage>(*flat_);
+    return *flat_;
+  }
   std::size_t rank_ = 0;
   std::size_t count_ = 0;
-  std::vector<std::int64_t> flat_;
+  std::shared_ptr<Storage> flat_;
 };
 
 }  // namespace nki

@@ -32,4 +32,12 @@ namespace nki {
 std::vector<CoreSchedule> place_instances(const GridSpec& grid, int device_cores, const std::string& kernel = "",
                                           int unannotated_cores = 1);
 
+/**
+ * place_instances, remembered: the placements of the last 16 grids (of at most 2^20 ids, an id
+ * per axis per instance) are kept per (grid, device_cores, unannotated_cores), so a launch rerun places
+ * nothing; the copy returned shares its ids with the kept one. Thread-safe.
+ */
+std::vector<CoreSchedule> placement_of(const GridSpec& grid, int device_cores, const std::string& kernel = "",
+                                       int unannotated_cores = 1);
+
 }  // namespace nki
