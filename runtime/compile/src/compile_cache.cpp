@@ -258,6 +258,7 @@ CompileOutcome load_or_build(const CompileRequest& r, const std::string& key_tex
 std::mutex memo_mutex;
 /// Keyed by the full key text, so two kernels can never share an entry by a hash collision.
 std::map<std::string, std::shared_future<CompileOutcome>> memo;
+std::atomic<std::uint64_t> memo_generation{0};  ///< times `memo` was dropped
 
 }  // namespace
 
@@ -274,7 +275,6 @@ std::string cache_key_text(const CompileRequest& r) {
 
 CompileOutcome compiled_program_for(const CompileRequest& r) {
   const std::string key_text = cache_key_text(r);
-  const std::string key = ir::hash_text(key_text);
   std::promise<CompileOutcome> promise;
   std::shared_future<CompileOutcome> future;
   bool first = false;
@@ -291,7 +291,7 @@ CompileOutcome compiled_program_for(const CompileRequest& r) {
   }
   if (first) {
     try {
-      promise.set_value(load_or_build(r, key_text, key));
+      promise.set_value(load_or_build(r, key_text, ir::hash_text(key_text)));  // hashed when first, not per launch
     } catch (...) {
       {
         std::lock_guard lock(memo_mutex);
@@ -308,7 +308,10 @@ CompileOutcome compiled_program_for(const CompileRequest& r) {
 void forget_compiled_programs() {
   std::lock_guard lock(memo_mutex);
   memo.clear();
+  memo_generation.fetch_add(1);
 }
+
+std::uint64_t compiled_programs_generation() { return memo_generation.load(); }
 
 std::int64_t compile_count() { return compiles.load(); }
 

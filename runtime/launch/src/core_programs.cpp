@@ -8,6 +8,7 @@
 
 #include "nki/communicator.h"
 #include "nki/compile_cache.h"
+#include "launch_memo.h"
 #include "nki/spmd_guard_rails.h"
 
 namespace nki {
@@ -39,6 +40,22 @@ CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& t
   out.compiled.resize(cores.size(), false);
   std::vector<ArtifactUse> uses;
   Communicator& world = communicator();
+  // An SPMD launch in one process whose program this trace found before: every busy core runs it.
+  // (Under MPI this call is collective, so every rank asks the cache in turn each time.)
+  const bool memoized = traced.memo && mode == CompileMode::spmd && baked.empty() && mesh.empty() && world.ranks() == 1;
+  if (memoized) {
+    if (const std::optional<CompileOutcome> known = traced.memo->program(target, layer_unroll_factor)) {
+      for (std::size_t c = 0; c < cores.size(); ++c) {
+        if (cores[c].instances.empty()) continue;
+        out.programs[c] = known->program;
+        out.keys[c] = known->key;
+      }
+      out.distinct_keys.push_back(known->key);
+      out.distinct_reused = 1;
+      return out;  // one key for every core: the single-artifact check has nothing to find
+    }
+  }
+  const std::uint64_t generation = compiled_programs_generation();  // before asking: a clear meanwhile makes it stale
   // Under MPI every rank computes the same keys; one rank per cache directory and host compiles first.
   world.compile_in_turns(cache::directory(), [&] {
     for (std::size_t c = 0; c < cores.size(); ++c) {
@@ -63,6 +80,11 @@ CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& t
     }
   });
   check_single_artifact(kernel, world_uses(world, uses));
+  for (std::size_t c = 0; memoized && c < cores.size(); ++c) {
+    if (!out.programs[c]) continue;
+    traced.memo->remember_program(target, layer_unroll_factor, generation, {out.programs[c], false, out.keys[c]});
+    break;
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 
+#include "launch_memo.h"
 #include "nki/traced_kernel.h"
 #include "nki/ir/passes.h"
 #include "nki/trace.h"
@@ -19,7 +20,8 @@ struct Kernel::State {
   Body body;
   std::vector<std::string> param_names;
   std::mutex mu;
-  std::map<std::string, std::shared_ptr<const TracedKernel>> traces;
+  /// Keyed by trace_key; a body that asks for the target's generation, by its generation's key too.
+  std::map<std::vector<std::int64_t>, std::shared_ptr<const TracedKernel>> traces;
 };
 
 Kernel::Kernel(std::string name, std::size_t arity, Body body, std::vector<std::string> param_names)
@@ -42,17 +44,26 @@ std::shared_ptr<const TracedKernel> Kernel::trace(const std::vector<Shape>& shap
                                                   const GridSpec& grid, int nc_version, int world_size) const {
   State& s = *state_;
   const std::vector<std::int64_t> logical = grid.logical_shape();
-  std::string key;
-  for (std::size_t i = 0; i < shapes.size(); ++i) key += fmt::format("{}{};", dtype_name(dtypes[i]), shape_str(shapes[i]));
-  key += "grid" + shape_str(logical);
-  if (world_size != 1) key += fmt::format("world{}", world_size);  // rank_id()'s extent, for the bounds proofs
+  // Numbers, not text: every launch looks its trace up (formatting the key was a tenth of a launch).
+  // Per argument its dtype, rank and dims; the grid's rank and dims; rank_id()'s extent (for the
+  // bounds proofs).
+  std::vector<std::int64_t> key;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    key.push_back(static_cast<std::int64_t>(dtypes[i]));
+    key.push_back(static_cast<std::int64_t>(shapes[i].size()));
+    key.insert(key.end(), shapes[i].begin(), shapes[i].end());
+  }
+  key.push_back(static_cast<std::int64_t>(logical.size()));
+  key.insert(key.end(), logical.begin(), logical.end());
+  key.push_back(world_size);
   // A body that never asks for the target (isa::get_nc_version) traces the same for every
   // generation and is kept under `key`; one that asks, under its generation's key.
-  const std::string generation_key = key + fmt::format("nc{}", nc_version);
+  std::vector<std::int64_t> generation_key = key;
+  generation_key.push_back(nc_version);
 
   std::lock_guard lock(s.mu);  // the user's body need not be re-entrant
-  for (const std::string& k : {key, generation_key})
-    if (auto it = s.traces.find(k); it != s.traces.end()) return it->second;
+  for (const std::vector<std::int64_t>* k : {&key, &generation_key})
+    if (auto it = s.traces.find(*k); it != s.traces.end()) return it->second;
 
   Trace trace(s.name, logical, nc_version, world_size);
   std::vector<language::tensor> params;
@@ -80,7 +91,8 @@ std::shared_ptr<const TracedKernel> Kernel::trace(const std::vector<Shape>& shap
   traced->hash = ir::hash_text(traced->text);
   traced->unproven = std::move(unproven);
   traced->stored_whole = ir::stored_whole(*traced->ir, logical);
-  s.traces.emplace(traced->ir->nc_version == 0 ? key : generation_key, traced);
+  traced->memo = std::make_shared<LaunchMemo>();
+  s.traces.emplace(traced->ir->nc_version == 0 ? std::move(key) : std::move(generation_key), traced);
   return traced;
 }
 

@@ -28,6 +28,7 @@
 #include "dist/world_collectives.h"
 #include "core_run.h"
 #include "launch_checks.h"
+#include "launch_memo.h"
 #include "launch_tensors.h"
 #include "nki/trace.h"
 #include "core/program.h"
@@ -188,7 +189,10 @@ LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& arg
 
   refuse_aliased_writes(ir, args);
   if (span) refuse_arguments_written_across_ranks(ir, world.ranks());
-  sim::check_capacity(ir, device.spec());  // the live SBUF/PSUM of an instance fits one core
+  if (!traced->memo || !traced->memo->fits(device.spec())) {
+    sim::check_capacity(ir, device.spec());  // the live SBUF/PSUM of an instance fits one core
+    if (traced->memo) traced->memo->remember_fits(device.spec());
+  }
   refuse_per_instance_overflow(ir, result.cores, device);
 
   // One program per core: SPMD cores share one artifact; MPMD cores each get their own.

@@ -42,4 +42,10 @@ std::string cache_key_text(const CompileRequest& r);
 /** Drops the in-process memo (after the directory was cleared). */
 void forget_compiled_programs();
 
+/**
+ * How many times the in-process memo was dropped: a program remembered elsewhere under an
+ * older generation is to be asked for again (LaunchMemo).
+ */
+std::uint64_t compiled_programs_generation();
+
 }  // namespace nki
