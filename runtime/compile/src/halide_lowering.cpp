@@ -102,6 +102,18 @@ const Expr* widened_bf16(const Expr& f) {
   return &widen->value;
 }
 
+Expr canonical_nan(Expr r);
+
+/**
+ * Whether `f` is canonical_nan(x): its only NaN is 0x7fc00000, which rounding to nearest even
+ * maps to bf16's quiet NaN 0x7fc0 by itself, so the NaN test of the narrowing can go (every
+ * binary op's result is such a value: the compiled add did both per element).
+ */
+bool is_canonical_nan(const Expr& f) {
+  const auto* s = f.as<Halide::Internal::Select>();
+  return s != nullptr && Halide::Internal::equal(f, canonical_nan(s->false_value));
+}
+
 /** fp32 -> stored element of `t`, round to nearest even; NaN kept quiet with its sign (as nki::float_to_*_bits). */
 Expr from_f32(Expr f, DType t) {
   switch (t) {
@@ -111,6 +123,7 @@ Expr from_f32(Expr f, DType t) {
       Expr b = Halide::reinterpret(Halide::UInt(32), f);
       Expr odd = (b >> 16) & u32(1);
       Expr rne = Halide::cast(Halide::UInt(16), (b + u32(0x7fff) + odd) >> 16);
+      if (is_canonical_nan(f)) return rne;
       Expr top = b >> 16;
       Expr nan = Halide::cast(Halide::UInt(16), Halide::select((top & u32(0x7f)) == u32(0), top | u32(0x40), top));
       return Halide::select(Halide::is_nan(f), nan, rne);
@@ -182,6 +195,15 @@ Expr load_value(Expr stored, DType t) {
     case DType::boolean: return Halide::select(stored != 0, Expr(1.0f), Expr(0.0f));
     default: return Halide::cast(value_type(t), stored);
   }
+}
+
+/**
+ * The bf16 bits of `f`, a value of a bf16 tile (every tile Func holds its dtype's values, widened
+ * exactly: round_value): the top half of its fp32 bits, as widened_bf16 finds where it can see the
+ * widening (a tile is a Func of its own, so a store of it cannot).
+ */
+Expr bf16_bits_of_exact(Expr f) {
+  return Halide::cast(Halide::UInt(16), Halide::reinterpret(Halide::UInt(32), f) >> 16);
 }
 
 /** A value (fp32 or fp64) -> the stored element of `t`, as nki::store_element does. */
@@ -1179,8 +1201,12 @@ class KernelBuilder {
       for (std::size_t d = 0; d < vi.shape.size(); ++d) b.push_back(vi.shape[d] == 1 ? Expr(0) : at[d]);
       return low_.tile(op.value)(low_.call_args(b));
     };
+    // A bf16 tile into a bf16 tensor: its values are bf16 already, so only their bits move.
+    const auto stored = [&](Expr value) {
+      return vi.dtype == DType::bf16 && t.dtype == DType::bf16 ? bf16_bits_of_exact(value) : store_value(value, t.dtype);
+    };
     if (op.mask.empty() && !op.accumulate) {
-      out(v) = store_value(value_at(c), t.dtype);
+      out(v) = stored(value_at(c));
       finish(out, step, ir_->name, "store", 0);
       return step;
     }
@@ -1199,7 +1225,7 @@ class KernelBuilder {
       Expr old = f32(load_value(out(at), t.dtype));
       value = binary(ir::BinaryKind::add, old, f32(value));
     }
-    out(at) = store_value(value, t.dtype);
+    out(at) = op.accumulate ? store_value(value, t.dtype) : stored(value);
     finish(out, step, ir_->name, "store", static_cast<int>(rank));
     return step;
   }
