@@ -1,8 +1,10 @@
 /**
  * \file Google Benchmark suite: the library's tutorial kernels against host baselines.
  *
- *   matmul_fully_optimized_nc2     bf16 lhsT [2048, 2048] x rhs [2048, 2048], fp32 accumulation,
- *                                  grid spmd_dim(1, nc(2)): each simulated core computes half of N.
+ *   matmul_fully_optimized_nc2     bf16 lhsT [2048, 2048] x rhs [2048, 2048], fp32 PSUM accumulation
+ *                                  within a K block, bf16 SBUF accumulators across the two K blocks
+ *                                  and a bf16 result (NKI's tutorial), grid spmd_dim(1, nc(2)): each
+ *                                  simulated core computes half of N.
  *                                  Counter GFLOPs = 2 K M N / time.
  *   openblas_sgemm_2threads        cblas_sgemm on the same shapes in fp32 (lhsT transposed), two
  *                                  OpenBLAS threads. The label names the core OpenBLAS chose and
@@ -20,9 +22,12 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "alternate.h"
@@ -80,17 +85,38 @@ void sgemm(const MatmulInputs& in, std::vector<float>& out) {
               out.data(), n);
 }
 
+/**
+ * The kernel's rounding points on the host: each K block's fp32 partial product (OpenBLAS on that
+ * block's rows) added into a bf16 accumulator, as the kernel's SBUF accumulators do. The summation
+ * order inside a block differs from the kernel's, so a sum next to a bf16 rounding boundary may round
+ * the other way: once per K block, at most one bf16 ulp of the largest value rounded. Returns the
+ * result and that bound.
+ */
+std::pair<std::vector<double>, double> matmul_with_bf16_accumulators(const MatmulInputs& in, std::int64_t block_k) {
+  const int n = static_cast<int>(kMatmulSize);
+  const std::size_t elements = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+  std::vector<float> acc(elements, 0.0f), partial(elements);
+  float largest = 0.0f;
+  for (std::int64_t k0 = 0; k0 < kMatmulSize; k0 += block_k) {
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, n, static_cast<int>(block_k), 1.0f,
+                in.lhsT_f32.data() + k0 * kMatmulSize, n, in.rhs_f32.data() + k0 * kMatmulSize, n, 0.0f, partial.data(), n);
+    for (std::size_t i = 0; i < elements; ++i) acc[i] += partial[i];
+    acc = nki::Tensor::from_floats({kMatmulSize, kMatmulSize}, nl::bfloat16, acc).to_floats();  // round to bf16
+    for (float v : acc) largest = std::max(largest, std::abs(v));
+  }
+  const double ulp = std::ldexp(1.0, std::ilogb(largest) - 7);  // bf16: 7 stored significand bits
+  return {{acc.begin(), acc.end()}, static_cast<double>(kMatmulSize / block_k) * ulp};
+}
+
 void matmul_fully_optimized_nc2(benchmark::State& state) {
   const MatmulInputs& in = matmul_inputs();
   const std::vector<nki::Shape> shapes{in.lhsT.shape(), in.rhs.shape()};
   const nki::GridSpec grid = nk::matmul_fully_optimized_grid(shapes, nk::MatmulBlocks{}, 2);
   const nki::Kernel k = nk::matmul_fully_optimized(nk::MatmulBlocks{});
-  {  // checked once against OpenBLAS's fp32 product of the same bf16 values (bf16 output)
-    std::vector<float> want(static_cast<std::size_t>(kMatmulSize * kMatmulSize));
+  {  // checked once against the same rounding points on the host (the kernel's result is bf16, as its inputs)
     openblas_set_num_threads(2);
-    sgemm(in, want);
-    require_close(k.launch(grid).run({in.lhsT, in.rhs}).outputs[0], {want.begin(), want.end()}, {1e-4, 1e-2},
-                  "matmul_fully_optimized");
+    const auto [want, bound] = matmul_with_bf16_accumulators(in, nk::MatmulBlocks{}.tiles_k * 128);
+    require_close(k.launch(grid).run({in.lhsT, in.rhs}).outputs[0], want, {bound, 0.0}, "matmul_fully_optimized");
   }
   for (auto _ : state) benchmark::DoNotOptimize(k.launch(grid).run({in.lhsT, in.rhs}));
   state.counters["GFLOPs"] = benchmark::Counter(2.0 * kMatmulSize * kMatmulSize * kMatmulSize,
