@@ -1,8 +1,12 @@
-/** \file The tensor-add kernel on bf16 is bit-exact against a host reference, specials included, on both executors. */
+/**
+ * \file The tensor-add kernel on bf16 is bit-exact against a host reference, specials included, on both
+ * executors, and with streaming stores where its output is large.
+ */
 #include <bit>
 #include <cmath>
 #include <limits>
 
+#include "nki/compile_cache.h"
 #include "nki/kernels.h"
 #include "test_support.h"
 
@@ -35,22 +39,41 @@ std::uint16_t reference_add(std::uint16_t a, std::uint16_t b) {
   return std::isnan(sum) ? std::uint16_t{0x7fc0} : nki::float_to_bf16_bits(sum);
 }
 
+/** Operands of shape [P, F]: every special pair first, then random bit patterns (every class of value). */
+std::pair<nki::Tensor, nki::Tensor> operands(std::int64_t P, std::int64_t F, unsigned seed) {
+  nki::Tensor a({P, F}, nl::bfloat16), b({P, F}, nl::bfloat16);
+  const auto pairs = special_pairs();
+  std::mt19937 rng(seed);
+  for (std::int64_t i = 0; i < P * F; ++i) {
+    const bool special = i < static_cast<std::int64_t>(pairs.size());
+    a.bits16()[i] = special ? pairs[static_cast<std::size_t>(i)].first : static_cast<std::uint16_t>(rng());
+    b.bits16()[i] = special ? pairs[static_cast<std::size_t>(i)].second : static_cast<std::uint16_t>(rng());
+  }
+  return {a, b};
+}
+
+/** The plan of the artifact a launch ran (its entry in the compile cache). */
+std::string plan_of(const nki::LaunchResult& r) {
+  REQUIRE(r.artifact_keys.size() == 1);
+  return test::read_bytes((nki::cache::entry_directory(r.artifact_keys[0]) / "plan.json").string());
+}
+
+/** Fails at the first element of `c` that is not reference_add of `a` and `b`'s. */
+void check_sums(nki::Tensor& a, nki::Tensor& b, nki::Tensor c) {
+  for (std::int64_t i = 0; i < a.elements(); ++i) {
+    const std::uint16_t want = reference_add(a.bits16()[i], b.bits16()[i]);
+    if (c.bits16()[i] != want) {
+      FAIL(fmt::format("element {}: {:#06x} + {:#06x}: expected {:#06x}, got {:#06x}", i, a.bits16()[i], b.bits16()[i],
+                       want, c.bits16()[i]));
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("tensor_add on bf16 matches the host bit for bit, specials included, on both executors") {
   const std::int64_t P = 256, F = 1024;
-  nki::Tensor a({P, F}, nl::bfloat16), b({P, F}, nl::bfloat16);
-  auto pairs = special_pairs();
-  std::mt19937 rng(7);
-  for (std::int64_t i = 0; i < P * F; ++i) {
-    if (i < static_cast<std::int64_t>(pairs.size())) {
-      a.bits16()[i] = pairs[i].first;
-      b.bits16()[i] = pairs[i].second;
-    } else {
-      a.bits16()[i] = static_cast<std::uint16_t>(rng());  // random bit patterns: every class of value
-      b.bits16()[i] = static_cast<std::uint16_t>(rng());
-    }
-  }
+  auto [a, b] = operands(P, F, 7);
   CHECK(reference_add(0xffc1, 0x3f80) == 0x7fc0);  // NaN payload and sign are not propagated
   CHECK(reference_add(0x7f80, 0xff80) == 0x7fc0);  // inf - inf
   CHECK(reference_add(0x8000, 0x8000) == 0x8000);  // -0 + -0
@@ -64,13 +87,21 @@ TEST_CASE("tensor_add on bf16 matches the host bit for bit, specials included, o
     CAPTURE(nki::executor_name(ex));
     nki::LaunchResult r =
         nki::kernels::tensor_add()[nl::spmd_dim(P / 256, nl::nc(2)), F / 512].with({ex, nullptr}).run({a, b});
-    nki::Tensor c = r.outputs.at(0);
-    for (std::int64_t i = 0; i < P * F; ++i) {
-      const std::uint16_t want = reference_add(a.bits16()[i], b.bits16()[i]);
-      if (c.bits16()[i] != want) {
-        FAIL(fmt::format("element {}: {:#06x} + {:#06x}: expected {:#06x}, got {:#06x}", i, a.bits16()[i],
-                         b.bits16()[i], want, c.bits16()[i]));
-      }
-    }
+    check_sums(a, b, r.outputs.at(0));
   }
+}
+
+TEST_CASE("a tensor_add output of 64 MiB is written with streaming stores and matches the host bit for bit") {
+  // [8192, 4096] bf16: an output as large as the lowering streams (kStreamingBytes), written by two
+  // cores whose stores bypass the caches; the launch's end must still see every element.
+  const std::int64_t P = 8192, F = 4096;
+  auto [a, b] = operands(P, F, 11);
+  const nki::LaunchResult r = nki::kernels::tensor_add()[nl::spmd_dim(P / 256, nl::nc(2)), F / 512].run({a, b});
+  CHECK(plan_of(r).find("\"streaming\":true") != std::string::npos);
+  check_sums(a, b, r.outputs.at(0));
+  // An output a cache can hold keeps plain stores.
+  nki::Tensor small_a({256, 1024}, nl::bfloat16), small_b({256, 1024}, nl::bfloat16);
+  const nki::LaunchResult small = nki::kernels::tensor_add()[nl::spmd_dim(1, nl::nc(2)), 2].run({small_a, small_b});
+  CHECK(plan_of(small).find("\"streaming\":false") != std::string::npos);
+  CHECK(plan_of(small).find("\"streaming\":true") == std::string::npos);
 }

@@ -303,6 +303,11 @@ class CompiledRunner final : public CoreRunner {
       throw InternalError(fmt::format("{}: compiled code failed: {}", ir_.name, last_kernel_error()));
     }
     if (gather_fault().tile >= 0) raise_gather_fault();
+#if defined(__x86_64__) || defined(__i386__)
+    // Streaming stores are weakly ordered: fenced here, every later reader (this core's next
+    // step, the other core after a barrier or the launch's end) sees them as it sees plain stores.
+    if (step.streaming) __builtin_ia32_sfence();
+#endif
   }
 
   /** An out-of-bound gather index under oob_mode.error: err_tensor_access_out_of_bound, as the interpreter's. */

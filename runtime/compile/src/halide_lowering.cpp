@@ -21,6 +21,7 @@
  * for bit (no FMA contraction, no reassociation).
  */
 #include "halide_lowering.h"
+#include "streaming_stores.h"
 
 #include <Halide.h>
 #include <fmt/format.h>
@@ -34,6 +35,7 @@
 #include <climits>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "nki/error.h"
@@ -560,6 +562,12 @@ struct Scratch {
   Halide::Type type;
 };
 
+/// Outputs at least this large stream (StepPlan::streaming): more than a host's last-level cache
+/// keeps for one core (32 MiB per 8-core AMD EPYC CCD, 1.5-2 MiB per Intel Xeon core), so the
+/// line a plain store first reads into the cache is evicted unread; skipping that read is up to
+/// a third more bandwidth for a copy-like kernel (bench/README.md, "Streaming stores").
+constexpr std::int64_t kStreamingBytes = std::int64_t{64} << 20;
+
 /** Whether the CPU executes AVX512-FP16 (CPUID leaf 7, EDX bit 23). */
 bool host_has_avx512_fp16() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -611,6 +619,9 @@ class KernelBuilder {
     return p;
   }
 
+  /** The functions whose stores stream (StepPlan::streaming). */
+  const std::set<std::string>& streaming_functions() const { return streaming_; }
+
   /** Every step's function in one module (one LLVM run). */
   Halide::Module module() const {
     if (modules_.empty()) return Halide::Module(fmt::format("nki_{}", sanitize(ir_->name)), target_);  // no compiled steps
@@ -627,6 +638,7 @@ class KernelBuilder {
   std::vector<Step> steps_;
   std::vector<Scratch> scratch_;
   std::vector<Halide::Module> modules_;
+  std::set<std::string> streaming_;
   std::vector<bool> materialized_;
   std::vector<int> tile_scratch_;  ///< the scratch buffer each materialized tile was last computed into
   std::vector<std::int64_t> pid_base_;
@@ -1170,6 +1182,37 @@ class KernelBuilder {
     return canonical_nan(result);
   }
 
+  /**
+   * Whether a plain store's writes may bypass the caches (StepPlan::streaming): into an HBM tensor
+   * too large to stay in a host cache (kStreamingBytes), in whole 64-byte lines that start on line
+   * boundaries for every instance and loop iteration (x86's streaming stores need aligned
+   * vectors; HBM blocks are 64-byte aligned). Proven from the access: the tile's first element,
+   * its rows and the batch step are multiples of 64 bytes whatever the program ids and loop
+   * variables are.
+   */
+  bool streams(const ir::StoreOp& op, const ir::TensorDecl& t, const Step& step) const {
+    constexpr std::int64_t kLine = 64;
+    const std::int64_t bytes = dtype_bytes(t.dtype);
+    if (t.memory != ir::Memory::shared_hbm || t.view_of >= 0 || t.fill) return false;
+    if (shape_elements(t.shape) * bytes < kStreamingBytes) return false;
+    if (step.out_dims[0].stride != 1 || (step.out_dims[0].extent * bytes) % kLine != 0) return false;
+    for (std::size_t q = 1; q < step.out_dims.size(); ++q)
+      if ((step.out_dims[q].stride * bytes) % kLine != 0) return false;
+    const std::vector<std::int64_t> tstride = row_major_strides(ir::storage_shape(t));
+    for (std::size_t d = 0; d < op.dst.indices.size(); ++d) {
+      const ir::IndexExpr& e = op.dst.indices[d];
+      const std::int64_t unit = tstride[d] * bytes;
+      if ((e.constant * unit) % kLine != 0) return false;
+      for (const ir::Term& term : e.terms) {
+        const ir::Sym::Kind k = term.sym.kind;
+        if (k == ir::Sym::Kind::axis) continue;  // the tile's own coordinates: the rows checked above
+        if (k != ir::Sym::Kind::program_id && k != ir::Sym::Kind::loop && k != ir::Sym::Kind::rank) return false;
+        if ((term.coeff * unit) % kLine != 0) return false;
+      }
+    }
+    return true;
+  }
+
   Step compile_store(const ir::StoreOp& op) {
     const ir::TensorDecl& t = ir_->tensors[static_cast<std::size_t>(op.dst.tensor)];
     const std::size_t rank = op.dst.shape.size();
@@ -1207,6 +1250,7 @@ class KernelBuilder {
     };
     if (op.mask.empty() && !op.accumulate) {
       out(v) = stored(value_at(c));
+      step.streaming = streams(op, t, step);
       finish(out, step, ir_->name, "store", 0);
       return step;
     }
@@ -1237,6 +1281,7 @@ class KernelBuilder {
   void finish(Func& out, Step& step, const std::string& kernel, const std::string& what, int update_dims) {
     const std::size_t rank = step.out_dims.size() - 1;
     Halide::OutputImageParam ob = out.output_buffer();
+    if (step.streaming) ob.set_host_alignment(64);  // streams() proved it: aligned vector stores
     for (std::size_t q = 0; q < rank; ++q)
       ob.dim(static_cast<int>(q)).set_bounds(0, step.out_dims[q].extent).set_stride(step.out_dims[q].stride);
     ob.dim(static_cast<int>(rank)).set_min(0).set_stride(step.out_dims[rank].stride);
@@ -1278,6 +1323,7 @@ class KernelBuilder {
                                   kMaxStepArgs - 1));
     }
     step.function = fmt::format("nki_{}_{}_{}", sanitize(kernel), what, steps_.size());
+    if (step.streaming) streaming_.insert(step.function);
     modules_.push_back(pipeline.compile_to_module(args, step.function, target_));
   }
 
@@ -1321,8 +1367,8 @@ KernelPlan build_kernel_object(const ir::KernelIR& ir, const std::vector<std::in
     }
     // Compiled in memory and written by us: LLVM aborts the process when its own file output
     // fails (a full disk), where a checked write can report it.
-    const Halide::Buffer<uint8_t> object = m.compile_to_buffer();
-    write_object(object_path, reinterpret_cast<const char*>(object.data()), static_cast<std::size_t>(object.size_in_bytes()));
+    const std::vector<char> object = compile_with_streaming_stores(m, b.streaming_functions(), "stored");
+    write_object(object_path, object.data(), object.size());
     return plan;
   } catch (const Halide::Error& e) {  // a kernel the validator accepted must compile
     throw InternalError(fmt::format("{}: Halide could not compile the kernel: {}", ir.name, e.what()));

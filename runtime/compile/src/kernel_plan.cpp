@@ -89,8 +89,9 @@ std::string plan_outline(const KernelPlan& plan) {
                            s.shift_loop >= 0 ? fmt::format("  (loop{} + {})", s.shift_loop, s.shift) : "");
         break;
       case StepPlan::Kind::call:
-        out += fmt::format("{}{} -> {}{}\n", indent, s.function,
+        out += fmt::format("{}{} -> {}{}{}\n", indent, s.function,
                            s.store >= 0 ? fmt::format("store{}", s.store) : fmt::format("scratch{}", s.scratch),
+                           s.streaming ? " (streaming)" : "",
                            s.shift_loop >= 0 ? fmt::format("  (loop{} + {})", s.shift_loop, s.shift) : "");
         break;
     }
@@ -114,6 +115,7 @@ std::string plan_to_json(const KernelPlan& plan) {
     nlohmann::ordered_json dims = nlohmann::ordered_json::array();
     for (const PlanDim& d : s.out_dims) dims.push_back({d.extent, d.stride});
     x["out_dims"] = dims;
+    x["streaming"] = s.streaming;
     x["shift_loop"] = s.shift_loop;
     x["shift"] = s.shift;
     x["loop"] = s.loop;
@@ -148,6 +150,7 @@ KernelPlan plan_from_json(const std::string& text) {
       s.scratch = integer<int>(x.at("scratch"), "scratch");
       for (const auto& d : x.at("out_dims"))
         s.out_dims.push_back({integer<std::int32_t>(d.at(0), "out_dims"), integer<std::int32_t>(d.at(1), "out_dims")});
+      s.streaming = x.contains("streaming") && x.at("streaming").get<bool>();
       s.shift_loop = integer<int>(x.at("shift_loop"), "shift_loop");
       s.shift = integer<int>(x.at("shift"), "shift");
       s.loop = integer<int>(x.at("loop"), "loop");

@@ -29,6 +29,9 @@ struct StepPlan {
   int store = -1;           ///< body index of the StoreOp whose tensor it writes through a view, or
   int scratch = -1;         ///< the scratch buffer it writes (a materialized tile)
   std::vector<PlanDim> out_dims;  ///< output extents and strides, then the batch dim
+  /// Its stores into HBM are non-temporal (streaming_stores.h): the executor fences after the call,
+  /// so they are seen by other cores like plain stores.
+  bool streaming = false;
   /// A copy of an unrolled loop's body: the code reads loop `shift_loop` as its variable + shift.
   int shift_loop = -1;
   int shift = 0;
