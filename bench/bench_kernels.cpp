@@ -9,6 +9,8 @@
  *   openblas_sgemm_2threads        cblas_sgemm on the same shapes in fp32 (lhsT transposed), two
  *                                  OpenBLAS threads. The label names the core OpenBLAS chose and
  *                                  OPENBLAS_CORETYPE as set (or "unset").
+ *   fp32_fma_peak_2threads         the ceiling: independent fp32 FMA chains on two threads
+ *                                  (bench/fma_peak.cpp), GFLOPs counted as the matmuls count them.
  *   softmax_nc2 / rmsnorm_nc2      [4096, 4096] bf16, grid spmd_dim(1, nc(2)) (half the row tiles
  *                                  per core). Counter GBps = (bytes read + written) / time.
  *   stream_bf16_add_2threads       the STREAM-style baseline (bench/bf16_add_rows.cpp) on the same
@@ -31,6 +33,8 @@
 #include <vector>
 
 #include "alternate.h"
+#include "fma_peak.h"
+#include "persistent_threads.h"
 #include "bf16_add_baseline.h"
 #include "nki/kernel_references.h"
 #include "nki/kernels.h"
@@ -138,6 +142,23 @@ void openblas_sgemm_2threads(benchmark::State& state) {
                                                 benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
 }
 BENCHMARK(openblas_sgemm_2threads)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/**
+ * The ceiling: independent fp32 FMA chains on two persistent threads (fma_peak.cpp), GFLOPs as the
+ * matmuls count them. The matmuls' share of it is their GFLOPs over this one's.
+ */
+void fp32_fma_peak_2threads(benchmark::State& state) {
+  constexpr std::int64_t kRounds = 20'000'000;
+  nki_bench::PersistentThreads threads(2);
+  float sink[2] = {0, 0};
+  for (auto _ : state) {
+    threads.run([&](int t) { sink[t] += nki_bench::fma_chains(kRounds); });
+    benchmark::DoNotOptimize(sink);
+  }
+  state.counters["GFLOPs"] = benchmark::Counter(2.0 * kRounds * nki_bench::kFmaChainFlops,
+                                                benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+BENCHMARK(fp32_fma_peak_2threads)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 /** A row-wise kernel on [4096, 4096] bf16 over two cores, checked once; GBps counts its input and output bytes. */
 void row_kernel_nc2(benchmark::State& state, const nki::Kernel& k, const std::vector<nki::Tensor>& args,

@@ -12,7 +12,8 @@
  *   tensor_add_nc1_launch           the launch on one core, grid [64, 16] (context: core scaling)
  *   stream_bf16_add_1thread         the baseline on the calling thread alone (context for nc1)
  *   stream_bf16_add_2threads_tiles  the baseline's loop in the launch's [128, 512] tile order
- *   dispatch_tiny_add_grid_64x64_*  a [1,1]-tile fp32 add on 4096 instances: time per instance
+ *   dispatch_tiny_add_grid_64x64_*  a [1,1]-tile fp32 add on 4096 instances: time per instance (nc1; nc2
+ *                                   alternating rows between the cores, nc2_halves a half each)
  *   dispatch_tiny_add_grid_1x1      one instance: the fixed cost of a launch
  *   place_instances_64x64_*         nki::place_instances alone for the 4096-instance grids
  */
@@ -480,6 +481,10 @@ void BM_dispatch_tiny_add_grid_64x64_nc1(benchmark::State& state) {
 void BM_dispatch_tiny_add_grid_64x64_nc2(benchmark::State& state) {
   dispatch_benchmark(state, tiny_add()[nl::spmd_dim(kGridX / 2, nl::nc(2)), kGridY]);
 }
+/** The same split in halves: NC0 takes rows 0-31, NC1 rows 32-63 (the one above alternates rows). */
+void BM_dispatch_tiny_add_grid_64x64_nc2_halves(benchmark::State& state) {
+  dispatch_benchmark(state, tiny_add()[nl::spmd_dim(nl::nc(2), kGridX / 2), kGridY]);
+}
 /** Placement alone (nki::place_instances, run serially by every launch): its share of the dispatch cost. */
 void place_benchmark(benchmark::State& state, const nki::GridSpec& grid) {
   for (auto _ : state) {
@@ -512,6 +517,7 @@ BENCHMARK(BM_stream_bf16_add_1thread)->UseRealTime()->Unit(benchmark::kMilliseco
 BENCHMARK(BM_stream_bf16_add_2threads_tiles)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(BM_dispatch_tiny_add_grid_64x64_nc1)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_dispatch_tiny_add_grid_64x64_nc2)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_dispatch_tiny_add_grid_64x64_nc2_halves)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_dispatch_tiny_add_grid_1x1)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_place_instances_64x64_nc1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_place_instances_64x64_nc2)->Unit(benchmark::kMicrosecond);
