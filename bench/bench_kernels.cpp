@@ -83,10 +83,11 @@ const MatmulInputs& matmul_inputs() {
   return in;
 }
 
-void sgemm(const MatmulInputs& in, std::vector<float>& out) {
+/** out = lhsT[k0 : k0 + k]^T x rhs[k0 : k0 + k] in fp32 (the whole product by default). */
+void sgemm(const MatmulInputs& in, std::vector<float>& out, std::int64_t k0 = 0, std::int64_t k = kMatmulSize) {
   const int n = static_cast<int>(kMatmulSize);
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, n, n, 1.0f, in.lhsT_f32.data(), n, in.rhs_f32.data(), n, 0.0f,
-              out.data(), n);
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, n, static_cast<int>(k), 1.0f, in.lhsT_f32.data() + k0 * kMatmulSize,
+              n, in.rhs_f32.data() + k0 * kMatmulSize, n, 0.0f, out.data(), n);
 }
 
 /**
@@ -102,8 +103,7 @@ std::pair<std::vector<double>, double> matmul_with_bf16_accumulators(const Matmu
   std::vector<float> acc(elements, 0.0f), partial(elements);
   float largest = 0.0f;
   for (std::int64_t k0 = 0; k0 < kMatmulSize; k0 += block_k) {
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, n, static_cast<int>(block_k), 1.0f,
-                in.lhsT_f32.data() + k0 * kMatmulSize, n, in.rhs_f32.data() + k0 * kMatmulSize, n, 0.0f, partial.data(), n);
+    sgemm(in, partial, k0, block_k);
     for (std::size_t i = 0; i < elements; ++i) acc[i] += partial[i];
     acc = nki::Tensor::from_floats({kMatmulSize, kMatmulSize}, nl::bfloat16, acc).to_floats();  // round to bf16
     for (float v : acc) largest = std::max(largest, std::abs(v));

@@ -620,7 +620,12 @@ class KernelBuilder {
   }
 
   /** The functions whose stores stream (StepPlan::streaming). */
-  const std::set<std::string>& streaming_functions() const { return streaming_; }
+  std::set<std::string> streaming_functions() const {
+    std::set<std::string> out;
+    for (const Step& s : steps_)
+      if (s.streaming) out.insert(s.function);
+    return out;
+  }
 
   /** Every step's function in one module (one LLVM run). */
   Halide::Module module() const {
@@ -638,7 +643,6 @@ class KernelBuilder {
   std::vector<Step> steps_;
   std::vector<Scratch> scratch_;
   std::vector<Halide::Module> modules_;
-  std::set<std::string> streaming_;
   std::vector<bool> materialized_;
   std::vector<int> tile_scratch_;  ///< the scratch buffer each materialized tile was last computed into
   std::vector<std::int64_t> pid_base_;
@@ -1188,9 +1192,10 @@ class KernelBuilder {
    * boundaries for every instance and loop iteration (x86's streaming stores need aligned
    * vectors; HBM blocks are 64-byte aligned). Proven from the access: the tile's first element,
    * its rows and the batch step are multiples of 64 bytes whatever the program ids and loop
-   * variables are.
+   * variables are. `tstride`: the tensor's row-major strides, as compile_store finds them.
    */
-  bool streams(const ir::StoreOp& op, const ir::TensorDecl& t, const Step& step) const {
+  bool streams(const ir::StoreOp& op, const ir::TensorDecl& t, const std::vector<std::int64_t>& tstride,
+               const Step& step) const {
     constexpr std::int64_t kLine = 64;
     const std::int64_t bytes = dtype_bytes(t.dtype);
     if (t.memory != ir::Memory::shared_hbm || t.view_of >= 0 || t.fill) return false;
@@ -1198,7 +1203,6 @@ class KernelBuilder {
     if (step.out_dims[0].stride != 1 || (step.out_dims[0].extent * bytes) % kLine != 0) return false;
     for (std::size_t q = 1; q < step.out_dims.size(); ++q)
       if ((step.out_dims[q].stride * bytes) % kLine != 0) return false;
-    const std::vector<std::int64_t> tstride = row_major_strides(ir::storage_shape(t));
     for (std::size_t d = 0; d < op.dst.indices.size(); ++d) {
       const ir::IndexExpr& e = op.dst.indices[d];
       const std::int64_t unit = tstride[d] * bytes;
@@ -1250,7 +1254,7 @@ class KernelBuilder {
     };
     if (op.mask.empty() && !op.accumulate) {
       out(v) = stored(value_at(c));
-      step.streaming = streams(op, t, step);
+      step.streaming = streams(op, t, tstride, step);
       finish(out, step, ir_->name, "store", 0);
       return step;
     }
@@ -1323,7 +1327,6 @@ class KernelBuilder {
                                   kMaxStepArgs - 1));
     }
     step.function = fmt::format("nki_{}_{}_{}", sanitize(kernel), what, steps_.size());
-    if (step.streaming) streaming_.insert(step.function);
     modules_.push_back(pipeline.compile_to_module(args, step.function, target_));
   }
 

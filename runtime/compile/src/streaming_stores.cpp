@@ -10,8 +10,6 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <functional>
-
 namespace nki {
 
 namespace {
@@ -42,7 +40,6 @@ std::vector<char> compile_with_streaming_stores(const Halide::Module& module, co
   // step's output buffer are the ones to stream. (A step's own scratch and stack stores are not.)
   llvm::MDNode* one = llvm::MDNode::get(context, {llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), 1))});
   for (llvm::Function& f : *m) {
-    if (!f.getName().startswith("nki_")) continue;
     bool wanted = false;
     for (const std::string& s : streaming) wanted = wanted || f.getName() == s || f.getName().startswith(s + ".");
     if (!wanted) continue;

@@ -20,7 +20,8 @@ struct Kernel::State {
   Body body;
   std::vector<std::string> param_names;
   std::mutex mu;
-  /// Keyed by trace_key; a body that asks for the target's generation, by its generation's key too.
+  /// Keyed by the numbers Kernel::trace makes of a signature (and, for a body that asks for the
+  /// target's generation, that generation too).
   std::map<std::vector<std::int64_t>, std::shared_ptr<const TracedKernel>> traces;
 };
 

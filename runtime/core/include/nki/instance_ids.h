@@ -28,7 +28,7 @@ class InstanceIds {
   std::size_t rank() const { return rank_; }
 
   std::span<const std::int64_t> id(std::size_t i) const {
-    return {flat_->flat.data() + i * rank_, rank_};
+    return {storage_->flat.data() + i * rank_, rank_};
   }
 
   /**
@@ -37,8 +37,8 @@ class InstanceIds {
    * a placement kept for the next launch is not compared again on every launch.
    */
   std::span<const std::uint32_t> runs() const {
-    if (!flat_) return {};
-    return flat_->runs;
+    if (!storage_) return {};
+    return storage_->runs;
   }
   std::vector<std::int64_t> operator[](std::size_t i) const {
     const std::span<const std::int64_t> v = id(i);
@@ -95,7 +95,7 @@ class InstanceIds {
   const_iterator end() const { return {this, count_}; }
 
   bool operator==(const InstanceIds& o) const {
-    return rank_ == o.rank_ && count_ == o.count_ && (count_ == 0 || flat_->flat == o.flat_->flat);
+    return rank_ == o.rank_ && count_ == o.count_ && (count_ == 0 || storage_->flat == o.storage_->flat);
   }
   friend bool operator==(const InstanceIds& a, const std::vector<std::vector<std::int64_t>>& b) {
     if (a.size() != b.size()) return false;
@@ -121,13 +121,13 @@ class InstanceIds {
   }
   /** The storage, this list's alone: copied first when another list shares it. */
   Storage& own() {
-    if (!flat_) flat_ = std::make_shared<Storage>();
-    else if (flat_.use_count() > 1) flat_ = std::make_shared<Storage>(*flat_);
-    return *flat_;
+    if (!storage_) storage_ = std::make_shared<Storage>();
+    else if (storage_.use_count() > 1) storage_ = std::make_shared<Storage>(*storage_);
+    return *storage_;
   }
   std::size_t rank_ = 0;
   std::size_t count_ = 0;
-  std::shared_ptr<Storage> flat_;
+  std::shared_ptr<Storage> storage_;
 };
 
 }  // namespace nki
