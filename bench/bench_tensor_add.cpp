@@ -15,6 +15,8 @@
  *   dispatch_tiny_add_grid_64x64_*  a [1,1]-tile fp32 add on 4096 instances: time per instance (nc1; nc2
  *                                   alternating rows between the cores, nc2_halves a half each)
  *   dispatch_tiny_add_grid_1x1      one instance: the fixed cost of a launch
+ *   dispatch_tiny_add_grid_1x2_nc2  one instance per core: the fixed cost of a two-core launch. What an
+ *                                   instance adds is (64x64 time - this) / 4094 (bench/README.md)
  *   place_instances_64x64_*         nki::place_instances alone for the 4096-instance grids
  */
 #include <benchmark/benchmark.h>
@@ -503,6 +505,10 @@ void BM_place_instances_64x64_nc2(benchmark::State& state) {
 
 /** One instance: the fixed cost of a launch, to separate it from the per-instance cost. */
 void BM_dispatch_tiny_add_grid_1x1(benchmark::State& state) { dispatch_benchmark(state, tiny_add()[1, 1]); }
+/** One instance on each of two cores: the fixed cost of a two-core launch (the 64x64 nc2 grids pay it too). */
+void BM_dispatch_tiny_add_grid_1x2_nc2(benchmark::State& state) {
+  dispatch_benchmark(state, tiny_add()[1, nl::spmd_dim(1, nl::nc(2))]);
+}
 
 }  // namespace
 
@@ -519,6 +525,7 @@ BENCHMARK(BM_dispatch_tiny_add_grid_64x64_nc1)->UseRealTime()->Unit(benchmark::k
 BENCHMARK(BM_dispatch_tiny_add_grid_64x64_nc2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_dispatch_tiny_add_grid_64x64_nc2_halves)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_dispatch_tiny_add_grid_1x1)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_dispatch_tiny_add_grid_1x2_nc2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_place_instances_64x64_nc1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_place_instances_64x64_nc2)->Unit(benchmark::kMicrosecond);
 
