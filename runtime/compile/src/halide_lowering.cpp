@@ -693,6 +693,7 @@ class KernelBuilder {
   void lower_ops(int loop) {
     const ir::KernelIR& k = *ir_;
     const std::vector<bool>& materialized = materialized_;
+    std::size_t fused_store = k.body.size();  // the store a matmul step also did (accumulated_alone)
     for (std::size_t i : nest_.level(loop)) {
       const ir::Op& op = k.body[i];
       if (const auto* l = std::get_if<ir::LoopOp>(&op)) {
@@ -756,9 +757,17 @@ class KernelBuilder {
         steps_.push_back(std::move(st));
         continue;
       }
+      if (i == fused_store) continue;  // compiled with the matmul before it
       if (const auto* s = std::get_if<ir::StoreOp>(&op)) {
         steps_.push_back(compile_store(*s));
         continue;
+      }
+      if (const auto* mm = std::get_if<ir::MatmulOp>(&op)) {
+        if (const ir::StoreOp* acc = accumulated_alone(i, *mm)) {
+          steps_.push_back(compile_matmul_accumulate(*mm, *acc));
+          fused_store = i + 1;
+          continue;
+        }
       }
       const int t = ir::tile_defined(op);
       if (t < 0) continue;
@@ -960,6 +969,13 @@ class KernelBuilder {
     return step;
   }
 
+  static constexpr int kBlockRows = 8, kBlockVectors = 2;
+
+  /** Whether a matmul result tile divides into register blocks (schedule_blocked). */
+  bool blockable(const Shape& shape) const {
+    return shape.size() == 2 && shape[0] % kBlockRows == 0 && shape[1] % (lanes_ * kBlockVectors) == 0;
+  }
+
   /**
    * The register-blocked schedule of a matmul: the output in blocks of kBlockRows rows x
    * kBlockVectors vectors of columns, each block's accumulator computed at the block (so it
@@ -968,16 +984,81 @@ class KernelBuilder {
    * only the order of independent elements changes. False when the tile does not divide into blocks.
    */
   bool schedule_blocked(Func& out, Contraction& c, const Shape& shape) {
-    constexpr int kBlockRows = 8, kBlockVectors = 2;
+    if (!blockable(shape)) return false;
     const int cols = lanes_ * kBlockVectors;
-    if (shape.size() != 2 || shape[0] % kBlockRows != 0 || shape[1] % cols != 0) return false;
     const Var n = out.args()[0], m = out.args()[1], j = out.args()[2];
     Var no("no"), ni("ni"), mo("mo"), mi("mi");
     out.tile(n, m, no, mo, ni, mi, cols, kBlockRows).reorder(ni, mi, no, mo, j).vectorize(ni, lanes_).unroll(ni).unroll(mi);
-    const Var an = c.acc.args()[0], am = c.acc.args()[1];
-    c.acc.compute_at(out, no).vectorize(an, lanes_).unroll(an).unroll(am);
-    c.acc.update().reorder(an, am, c.k.x).vectorize(an, lanes_).unroll(an).unroll(am);
+    c.acc.compute_at(out, no);
+    schedule_block_accumulator(c);
     return true;
+  }
+
+  /** A block's accumulator in registers: its rows unrolled, its columns whole vectors, k outermost. */
+  void schedule_block_accumulator(Contraction& c) const {
+    const Var an = c.acc.args()[0], am = c.acc.args()[1];
+    c.acc.vectorize(an, lanes_).unroll(an).unroll(am);
+    c.acc.update().reorder(an, am, c.k.x).vectorize(an, lanes_).unroll(an).unroll(am);
+  }
+
+  /**
+   * The store right after a matmul that accumulates its result, unmasked, into a whole fp32
+   * PSUM tile (NKI's `psum[...] += nl.matmul(...)`), when nothing else reads the result and
+   * the result divides into register blocks; else null. Such a pair compiles to one step
+   * (compile_matmul_accumulate): each block's sum is added where it is made, instead of the
+   * result being written to scratch and read back by the store.
+   */
+  const ir::StoreOp* accumulated_alone(std::size_t i, const ir::MatmulOp& mm) const {
+    const ir::KernelIR& k = *ir_;
+    if (i + 1 >= k.body.size() || !mm.mask.empty() || mm.transpose) return nullptr;
+    const auto* s = std::get_if<ir::StoreOp>(&k.body[i + 1]);
+    if (s == nullptr || s->value != mm.result || !s->accumulate || !s->mask.empty() || s->index_tile >= 0 || s->atomic)
+      return nullptr;
+    const ir::TileInfo& ti = k.tiles[static_cast<std::size_t>(mm.result)];
+    const ir::TensorDecl& t = k.tensors[static_cast<std::size_t>(s->dst.tensor)];
+    if (ti.dtype != DType::fp32 || t.dtype != DType::fp32 || t.memory != ir::Memory::psum) return nullptr;
+    if (s->dst.shape != ti.shape || !blockable(ti.shape)) return nullptr;
+    int reads = 0;
+    for (const ir::Op& op : k.body)
+      for (int r : ir::tiles_read(op)) reads += r == mm.result;
+    return reads == 1 ? s : nullptr;
+  }
+
+  /**
+   * A matmul and the store accumulating it (accumulated_alone) as one step: the store's update
+   * over the tile in register blocks, each block's accumulator computed at the block and added to
+   * the PSUM values there. The same values as the two steps: the matmul's sum rounded as its
+   * result tile, then added to the PSUM value and stored, element by element.
+   */
+  Step compile_matmul_accumulate(const ir::MatmulOp& mm, const ir::StoreOp& op) {
+    const ir::TensorDecl& t = ir_->tensors[static_cast<std::size_t>(op.dst.tensor)];
+    const ir::TileInfo& ti = ir_->tiles[static_cast<std::size_t>(mm.result)];
+    Step step = store_step(op);
+    const std::vector<Var> v = low_.vars(2);
+    std::vector<Func> stages;
+    Contraction c;
+    Func product("product");
+    product(v) = round_value(matmul_value(mm, v, stages, c), ti.dtype);
+    for (Func& f : stages) f.compute_root();
+    Func out("stored");
+    out(v) = Halide::undef(storage_type(t.dtype));
+    Halide::RDom r(0, static_cast<int>(ti.shape[1]), 0, static_cast<int>(ti.shape[0]), "w");
+    const std::vector<Expr> at{r.x, r.y, v.back()};
+    Expr old = f32(load_value(out(at), t.dtype));
+    out(at) = store_value(binary(ir::BinaryKind::add, old, f32(product(at))), t.dtype);
+    // The blocked schedule of schedule_blocked, on the update's loops.
+    Halide::RVar xo("wxo"), xi("wxi"), yo("wyo"), yi("wyi");
+    out.update()
+        .split(r.x, xo, xi, lanes_ * kBlockVectors)
+        .split(r.y, yo, yi, kBlockRows)
+        .reorder(xi, yi, xo, yo, v.back())
+        .vectorize(xi, lanes_)
+        .unroll(xi)
+        .unroll(yi);
+    c.acc.compute_at(out, xo);
+    schedule_block_accumulator(c);
+    finish(out, step, ir_->name, "store", -1);
+    return step;
   }
 
   /** The fallback: the accumulator in full, row by row, k inside a row, vectorized along the row. */
@@ -1217,13 +1298,10 @@ class KernelBuilder {
     return true;
   }
 
-  Step compile_store(const ir::StoreOp& op) {
+  /** The step of a store, its output placed: where the tile's elements and the instances' tiles land. */
+  Step store_step(const ir::StoreOp& op) const {
     const ir::TensorDecl& t = ir_->tensors[static_cast<std::size_t>(op.dst.tensor)];
     const std::size_t rank = op.dst.shape.size();
-    const ir::TileInfo& vi = ir_->tiles[static_cast<std::size_t>(op.value)];
-    const std::vector<Var> v = low_.vars(rank);
-    const std::vector<Expr> c = Lowerer::tile_coords(v);
-    Func out("stored");
     // The view's stride along tile dim q: sum over tensor dims d of stride_d * coeff(axis q in index d).
     const std::vector<std::int64_t> tstride = row_major_strides(ir::storage_shape(t));
     Step step;
@@ -1242,6 +1320,18 @@ class KernelBuilder {
     for (std::size_t d = 0; d < op.dst.indices.size() && ir_->grid_rank > 0; ++d)
       batch_stride += tstride[d] * op.dst.indices[d].coeff_of({ir::Sym::Kind::program_id, ir_->grid_rank - 1});
     step.out_dims.push_back({1, static_cast<int32_t>(batch_stride)});
+    return step;
+  }
+
+  Step compile_store(const ir::StoreOp& op) {
+    const ir::TensorDecl& t = ir_->tensors[static_cast<std::size_t>(op.dst.tensor)];
+    const std::size_t rank = op.dst.shape.size();
+    const ir::TileInfo& vi = ir_->tiles[static_cast<std::size_t>(op.value)];
+    const std::vector<Var> v = low_.vars(rank);
+    const std::vector<Expr> c = Lowerer::tile_coords(v);
+    Func out("stored");
+    const std::vector<std::int64_t> tstride = row_major_strides(ir::storage_shape(t));
+    Step step = store_step(op);
 
     auto value_at = [&](const std::vector<Expr>& at) {
       std::vector<Expr> b;
