@@ -1,7 +1,8 @@
 /**
  * \file `psum[...] += nl.matmul(...)` compiles to one step (the matmul's blocks added into PSUM
  * where they are made) when nothing else reads the matmul's result, and gives the interpreter's
- * bits either way, NaN, infinities and signed zeros included.
+ * bits either way: NaN and infinities, rounding of ordinary values, a PSUM slice at a loop's
+ * offset, unrolled loops.
  */
 #include <bit>
 #include <cmath>
@@ -42,15 +43,43 @@ nki::Kernel accumulate_kernel(bool read_twice) {
       {"lhsT", "rhs"});
 }
 
-/** fp32 operands: random values, with NaNs (payloads, signs), infinities, signed zeros, subnormals and huge values. */
-std::vector<float> operand(std::int64_t n, unsigned seed) {
-  const float specials[] = {std::bit_cast<float>(0x7fc00001u), std::bit_cast<float>(0xffa00000u),
-                            std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                            0.0f, -0.0f, std::numeric_limits<float>::denorm_min(), 3e38f, -3e38f};
+/**
+ * Two column halves of rhs, each accumulated into its half of one [128, 1024] PSUM tensor: the
+ * fused store lands at an offset the outer loop's variable gives.
+ */
+const nki::Kernel& sliced_kernel() {
+  static const nki::Kernel kernel = nki::jit(
+      "matmul_accumulate_sliced",
+      [](nl::tensor lhsT, nl::tensor rhs) {
+        auto out = nl::ndarray({kM, 2 * kN}, nl::float32, nl::shared_hbm, "out");
+        auto res = nl::zeros({kM, 2 * kN}, nl::float32, nl::psum, "res");
+        for (auto n : nl::affine_range(2)) {
+          for (auto k : nl::affine_range(kK / 128)) {
+            auto a = nl::load(lhsT[nl::ds(k * 128, 128), nl::_]);
+            auto b = nl::load(rhs[nl::ds(k * 128, 128), nl::ds(n * kN, kN)]);
+            res[nl::_, nl::ds(n * kN, kN)] += nl::matmul(a, b, true);
+          }
+        }
+        nl::store(out[nl::_, nl::_], nl::copy(res[nl::_, nl::_]));
+        return out;
+      },
+      {"lhsT", "rhs"});
+  return kernel;
+}
+
+/**
+ * fp32 operands in [-2, 2]; with `specials`, one value in 4001 is a NaN (with a payload, or
+ * negative), an infinity, a signed zero, a subnormal or a huge value: rare enough that most
+ * sums (512 operands each) stay finite.
+ */
+std::vector<float> operand(std::int64_t n, unsigned seed, bool specials) {
+  const float special[] = {std::bit_cast<float>(0x7fc00001u), std::bit_cast<float>(0xffa00000u),
+                           std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                           0.0f, -0.0f, std::numeric_limits<float>::denorm_min(), 3e38f, -3e38f};
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-2.0f, 2.0f);
   std::vector<float> v(static_cast<std::size_t>(n));
-  for (float& x : v) x = rng() % 97 == 0 ? specials[rng() % std::size(specials)] : u(rng);
+  for (float& x : v) x = specials && rng() % 4001 == 0 ? special[rng() % std::size(special)] : u(rng);
   return v;
 }
 
@@ -60,24 +89,50 @@ std::string plan_of(const nki::LaunchResult& r) {
   return test::read_bytes((nki::cache::entry_directory(r.artifact_keys[0]) / "plan.json").string());
 }
 
+/** Runs `k` on both executors (the compiled one with loops unrolled by `unroll`) and requires the same bits. */
+nki::LaunchResult same_bits(const nki::Kernel& k, const std::vector<nki::Tensor>& args, int unroll = 1) {
+  nki::LaunchOptions compiled{nki::Executor::halide};
+  compiled.layer_unroll_factor = unroll;
+  const nki::LaunchResult h = k.launch(nki::GridSpec{}).with(compiled).run(args);
+  const nki::LaunchResult r = k.launch(nki::GridSpec{}).with({nki::Executor::reference}).run(args);
+  CHECK(test::first_difference(h.outputs.at(0), r.outputs.at(0)) == -1);
+  return h;
+}
+
 }  // namespace
 
 TEST_CASE("psum += matmul is one step, bit for bit the interpreter's, specials included") {
-  const nki::Tensor lhsT = nki::Tensor::from_floats({kK, kM}, nl::float32, operand(kK * kM, 1));
-  const nki::Tensor rhs = nki::Tensor::from_floats({kK, kN}, nl::float32, operand(kK * kN, 2));
-  for (bool read_twice : {false, true}) {
-    CAPTURE(read_twice);
-    const nki::Kernel k = accumulate_kernel(read_twice);
-    const nki::LaunchResult h = k.launch(nki::GridSpec{}).with({nki::Executor::halide}).run({lhsT, rhs});
-    const nki::LaunchResult r = k.launch(nki::GridSpec{}).with({nki::Executor::reference}).run({lhsT, rhs});
+  for (bool specials : {true, false}) {
+    CAPTURE(specials);
+    const nki::Tensor lhsT = nki::Tensor::from_floats({kK, kM}, nl::float32, operand(kK * kM, 1, specials));
+    const nki::Tensor rhs = nki::Tensor::from_floats({kK, kN}, nl::float32, operand(kK * kN, 2, specials));
+    for (bool read_twice : {false, true}) {
+      CAPTURE(read_twice);
+      const nki::LaunchResult h = same_bits(accumulate_kernel(read_twice), {lhsT, rhs});
+      const std::vector<float> got = h.outputs.at(0).to_floats();
+      const auto nan = std::count_if(got.begin(), got.end(), [](float x) { return std::isnan(x); });
+      const auto finite = std::count_if(got.begin(), got.end(), [](float x) { return std::isfinite(x); });
+      // With specials, NaN and infinities reach the result but most sums stay finite; without, all do.
+      CHECK((nan > 0) == specials);
+      if (specials) CHECK(finite > static_cast<std::int64_t>(got.size()) / 2);
+      else CHECK(finite == static_cast<std::int64_t>(got.size()));
+      // The matmul's result (the kernel's third tile: a, b, p) has a step of its own, writing
+      // scratch, only when a second store reads it.
+      const bool own_step = plan_of(h).find("_tile2_") != std::string::npos;
+      CHECK(own_step == read_twice);
+    }
+  }
+}
+
+TEST_CASE("psum += matmul fused into a PSUM slice at a loop's offset, rolled and unrolled, matches the interpreter") {
+  const nki::Tensor lhsT = nki::Tensor::from_floats({kK, kM}, nl::float32, operand(kK * kM, 3, false));
+  const nki::Tensor rhs = nki::Tensor::from_floats({kK, 2 * kN}, nl::float32, operand(kK * 2 * kN, 4, false));
+  for (int unroll : {1, 2}) {
+    CAPTURE(unroll);
+    const nki::LaunchResult h = same_bits(sliced_kernel(), {lhsT, rhs}, unroll);
+    // Both halves written: no element is still PSUM's zero.
     const std::vector<float> got = h.outputs.at(0).to_floats();
-    CHECK(test::first_difference(h.outputs.at(0), r.outputs.at(0)) == -1);
-    // The specials reach the result: some elements are NaN, some infinite.
-    CHECK(std::count_if(got.begin(), got.end(), [](float x) { return std::isnan(x); }) > 0);
-    CHECK(std::count_if(got.begin(), got.end(), [](float x) { return std::isinf(x); }) > 0);
-    // The matmul's result (the kernel's third tile: a, b, p) has a step of its own, writing
-    // scratch, only when a second store reads it.
-    const bool own_step = plan_of(h).find("_tile2_") != std::string::npos;
-    CHECK(own_step == read_twice);
+    CHECK(std::count(got.begin(), got.end(), 0.0f) == 0);
+    CHECK(plan_of(h).find("_tile2_") == std::string::npos);  // the matmul (tile 2: a, b, p) has no step of its own
   }
 }

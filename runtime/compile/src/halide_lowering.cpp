@@ -1018,6 +1018,11 @@ class KernelBuilder {
     const ir::TensorDecl& t = k.tensors[static_cast<std::size_t>(s->dst.tensor)];
     if (ti.dtype != DType::fp32 || t.dtype != DType::fp32 || t.memory != ir::Memory::psum) return nullptr;
     if (s->dst.shape != ti.shape || !blockable(ti.shape)) return nullptr;
+    // Each tile element its own PSUM element (rows apart by at least a row), so the vectorized,
+    // reordered update reads and writes what the serial store would. Matmul operands are SBUF
+    // tiles, never this PSUM tensor, so the operands are read before any of it is written.
+    const Step placed = store_step(*s);
+    if (placed.out_dims[0].stride != 1 || placed.out_dims[1].stride < placed.out_dims[0].extent) return nullptr;
     int reads = 0;
     for (const ir::Op& op : k.body)
       for (int r : ir::tiles_read(op)) reads += r == mm.result;
