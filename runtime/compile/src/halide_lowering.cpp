@@ -693,7 +693,7 @@ class KernelBuilder {
   void lower_ops(int loop) {
     const ir::KernelIR& k = *ir_;
     const std::vector<bool>& materialized = materialized_;
-    std::size_t fused_store = k.body.size();  // the store a matmul step also did (accumulated_alone)
+    std::size_t fused_store = k.body.size();  // the store a matmul step also did (sole_accumulating_store)
     for (std::size_t i : nest_.level(loop)) {
       const ir::Op& op = k.body[i];
       if (const auto* l = std::get_if<ir::LoopOp>(&op)) {
@@ -763,7 +763,7 @@ class KernelBuilder {
         continue;
       }
       if (const auto* mm = std::get_if<ir::MatmulOp>(&op)) {
-        if (const ir::StoreOp* acc = accumulated_alone(i, *mm)) {
+        if (const ir::StoreOp* acc = sole_accumulating_store(i, *mm)) {
           steps_.push_back(compile_matmul_accumulate(*mm, *acc));
           fused_store = i + 1;
           continue;
@@ -1008,7 +1008,7 @@ class KernelBuilder {
    * (compile_matmul_accumulate): each block's sum is added where it is made, instead of the
    * result being written to scratch and read back by the store.
    */
-  const ir::StoreOp* accumulated_alone(std::size_t i, const ir::MatmulOp& mm) const {
+  const ir::StoreOp* sole_accumulating_store(std::size_t i, const ir::MatmulOp& mm) const {
     const ir::KernelIR& k = *ir_;
     if (i + 1 >= k.body.size() || !mm.mask.empty() || mm.transpose) return nullptr;
     const auto* s = std::get_if<ir::StoreOp>(&k.body[i + 1]);
@@ -1021,7 +1021,7 @@ class KernelBuilder {
     // Each tile element its own PSUM element (rows apart by at least a row), so the vectorized,
     // reordered update reads and writes what the serial store would. Matmul operands are SBUF
     // tiles, never this PSUM tensor, so the operands are read before any of it is written.
-    const Step placed = store_step(*s);
+    const Step placed = store_step(*s, storage_strides(*s));
     if (placed.out_dims[0].stride != 1 || placed.out_dims[1].stride < placed.out_dims[0].extent) return nullptr;
     int reads = 0;
     for (const ir::Op& op : k.body)
@@ -1030,7 +1030,7 @@ class KernelBuilder {
   }
 
   /**
-   * A matmul and the store accumulating it (accumulated_alone) as one step: the store's update
+   * A matmul and the store accumulating it (sole_accumulating_store) as one step: the store's update
    * over the tile in register blocks, each block's accumulator computed at the block and added to
    * the PSUM values there. The same values as the two steps: the matmul's sum rounded as its
    * result tile, then added to the PSUM value and stored, element by element.
@@ -1038,7 +1038,7 @@ class KernelBuilder {
   Step compile_matmul_accumulate(const ir::MatmulOp& mm, const ir::StoreOp& op) {
     const ir::TensorDecl& t = ir_->tensors[static_cast<std::size_t>(op.dst.tensor)];
     const ir::TileInfo& ti = ir_->tiles[static_cast<std::size_t>(mm.result)];
-    Step step = store_step(op);
+    Step step = store_step(op, storage_strides(op));
     const std::vector<Var> v = low_.vars(2);
     std::vector<Func> stages;
     Contraction c;
@@ -1303,12 +1303,18 @@ class KernelBuilder {
     return true;
   }
 
-  /** The step of a store, its output placed: where the tile's elements and the instances' tiles land. */
-  Step store_step(const ir::StoreOp& op) const {
-    const ir::TensorDecl& t = ir_->tensors[static_cast<std::size_t>(op.dst.tensor)];
+  /** The row-major strides of the storage a store writes. */
+  std::vector<std::int64_t> storage_strides(const ir::StoreOp& op) const {
+    return row_major_strides(ir::storage_shape(ir_->tensors[static_cast<std::size_t>(op.dst.tensor)]));
+  }
+
+  /**
+   * The step of a store, its output placed: where the tile's elements and the instances' tiles
+   * land. `tstride`: storage_strides(op).
+   */
+  Step store_step(const ir::StoreOp& op, const std::vector<std::int64_t>& tstride) const {
     const std::size_t rank = op.dst.shape.size();
     // The view's stride along tile dim q: sum over tensor dims d of stride_d * coeff(axis q in index d).
-    const std::vector<std::int64_t> tstride = row_major_strides(ir::storage_shape(t));
     Step step;
     step.store = body_index(op);
     for (int q = static_cast<int>(rank) - 1; q >= 0; --q) {
@@ -1335,8 +1341,8 @@ class KernelBuilder {
     const std::vector<Var> v = low_.vars(rank);
     const std::vector<Expr> c = Lowerer::tile_coords(v);
     Func out("stored");
-    const std::vector<std::int64_t> tstride = row_major_strides(ir::storage_shape(t));
-    Step step = store_step(op);
+    const std::vector<std::int64_t> tstride = storage_strides(op);
+    Step step = store_step(op, tstride);
 
     auto value_at = [&](const std::vector<Expr>& at) {
       std::vector<Expr> b;
