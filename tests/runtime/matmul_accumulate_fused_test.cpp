@@ -136,3 +136,32 @@ TEST_CASE("psum += matmul fused into a PSUM slice at a loop's offset, rolled and
     CHECK(plan_of(h).find("_tile2_") == std::string::npos);  // the matmul (tile 2: a, b, p) has no step of its own
   }
 }
+
+TEST_CASE("psum += an isa::nc_matmul double_row fuses too and matches the interpreter") {
+  namespace isa = nki::isa;
+  // [K, 2, M] by [K, 2, N] fp8 pairs, accumulated twice into one PSUM tile.
+  const nki::Kernel k = nki::jit("double_row_accumulate", [](nl::tensor st, nl::tensor mv) {
+    auto out = nl::ndarray({kM, kN}, nl::float32, nl::shared_hbm, "out");
+    auto res = nl::zeros({kM, kN}, nl::float32, nl::psum, "res");
+    for (auto r : nl::affine_range(2)) {
+      (void)r;
+      auto a = nl::load(st.all());
+      auto b = nl::load(mv.all());
+      res[nl::_, nl::_] += isa::nc_matmul(a, b, {.perf_mode = isa::matmul_perf_mode::double_row});
+    }
+    nl::store(out[nl::_, nl::_], nl::copy(res[nl::_, nl::_]));
+    return out;
+  });
+  const std::int64_t K = 64;
+  const nki::Tensor st = nki::Tensor::from_floats({K, 2, kM}, nl::float8_e4m3, operand(K * 2 * kM, 5, false));
+  const nki::Tensor mv = nki::Tensor::from_floats({K, 2, kN}, nl::float8_e4m3, operand(K * 2 * kN, 6, false));
+  const nki::LaunchResult h = same_bits(k, {st, mv});
+  // One tile has a step of its own: the snapshot of res the copy reads. The matmul has none.
+  const std::string plan = plan_of(h);
+  const std::string tile_step = "\"function\":\"nki_double_row_accumulate_tile";
+  const std::size_t first = plan.find(tile_step);
+  CHECK(first != std::string::npos);
+  CHECK(plan.find(tile_step, first + 1) == std::string::npos);
+  const std::vector<float> got = h.outputs.at(0).to_floats();
+  CHECK(std::count(got.begin(), got.end(), 0.0f) < static_cast<std::ptrdiff_t>(got.size() / 100));
+}
