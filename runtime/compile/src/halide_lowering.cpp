@@ -643,6 +643,7 @@ class KernelBuilder {
   std::vector<Step> steps_;
   std::vector<Scratch> scratch_;
   std::vector<Halide::Module> modules_;
+  std::vector<int> reads_;  ///< per tile, how many ops read it
   std::vector<bool> materialized_;
   std::vector<int> tile_scratch_;  ///< the scratch buffer each materialized tile was last computed into
   std::vector<std::int64_t> pid_base_;
@@ -667,6 +668,9 @@ class KernelBuilder {
       }
     }
     const std::vector<int> stores = ir::count_stores(k);
+    reads_.assign(k.tiles.size(), 0);
+    for (const ir::Op& op : k.body)
+      for (int t : ir::tiles_read(op)) ++reads_[static_cast<std::size_t>(t)];
     materialized_ = materialized_tiles(stores);
     tile_scratch_.assign(k.tiles.size(), -1);
     const std::vector<bool>& materialized = materialized_;
@@ -882,15 +886,14 @@ class KernelBuilder {
   std::vector<bool> materialized_tiles(const std::vector<int>& stores) const {
     const ir::KernelIR& k = *ir_;
     std::vector<bool> m(k.tiles.size(), false);
-    std::vector<int> made_in(k.tiles.size(), -1), uses(k.tiles.size(), 0);
+    std::vector<int> made_in(k.tiles.size(), -1);
+    const std::vector<int>& uses = reads_;
     for (std::size_t i = 0; i < k.body.size(); ++i) {
       const ir::Op& op = k.body[i];
       if (ir::is_loop_marker(op)) continue;
       const int here = nest_.innermost(i);
-      for (int t : ir::tiles_read(op)) {
-        ++uses[static_cast<std::size_t>(t)];
+      for (int t : ir::tiles_read(op))
         if (made_in[static_cast<std::size_t>(t)] != here) m[static_cast<std::size_t>(t)] = true;
-      }
       if (const auto* pr = std::get_if<ir::PrintOp>(&op)) m[static_cast<std::size_t>(pr->tile)] = true;  // printed from scratch
       if (const auto* st = std::get_if<ir::StoreOp>(&op); st && st->index_tile >= 0) {  // scattered from scratch
         m[static_cast<std::size_t>(st->value)] = true;
@@ -985,17 +988,26 @@ class KernelBuilder {
    */
   bool schedule_blocked(Func& out, Contraction& c, const Shape& shape) {
     if (!blockable(shape)) return false;
-    const int cols = lanes_ * kBlockVectors;
-    const Var n = out.args()[0], m = out.args()[1], j = out.args()[2];
     Var no("no"), ni("ni"), mo("mo"), mi("mi");
-    out.tile(n, m, no, mo, ni, mi, cols, kBlockRows).reorder(ni, mi, no, mo, j).vectorize(ni, lanes_).unroll(ni).unroll(mi);
+    in_blocks(out, c, out.args()[0], out.args()[1], out.args()[2], no, mo, ni, mi);
     c.acc.compute_at(out, no);
-    schedule_block_accumulator(c);
     return true;
   }
 
-  /** A block's accumulator in registers: its rows unrolled, its columns whole vectors, k outermost. */
-  void schedule_block_accumulator(Contraction& c) const {
+  /**
+   * The blocking of schedule_blocked on a stage of the result (its pure definition, or the update
+   * of a fused accumulating store) over columns `n`, rows `m` and the batch `j`: blocks of
+   * kBlockRows rows x kBlockVectors vectors, unrolled, the block loops `no` then `mo` outside. The
+   * block's accumulator is made in registers: its rows unrolled, its columns whole vectors, k
+   * outermost (the caller computes it at `no`).
+   */
+  void in_blocks(Halide::Stage stage, Contraction& c, Halide::VarOrRVar n, Halide::VarOrRVar m, Halide::VarOrRVar j,
+                 Halide::VarOrRVar no, Halide::VarOrRVar mo, Halide::VarOrRVar ni, Halide::VarOrRVar mi) const {
+    stage.tile(n, m, no, mo, ni, mi, lanes_ * kBlockVectors, kBlockRows)
+        .reorder(ni, mi, no, mo, j)
+        .vectorize(ni, lanes_)
+        .unroll(ni)
+        .unroll(mi);
     const Var an = c.acc.args()[0], am = c.acc.args()[1];
     c.acc.vectorize(an, lanes_).unroll(an).unroll(am);
     c.acc.update().reorder(an, am, c.k.x).vectorize(an, lanes_).unroll(an).unroll(am);
@@ -1023,10 +1035,7 @@ class KernelBuilder {
     // tiles, never this PSUM tensor, so the operands are read before any of it is written.
     const Step placed = store_step(*s, storage_strides(*s));
     if (placed.out_dims[0].stride != 1 || placed.out_dims[1].stride < placed.out_dims[0].extent) return nullptr;
-    int reads = 0;
-    for (const ir::Op& op : k.body)
-      for (int r : ir::tiles_read(op)) reads += r == mm.result;
-    return reads == 1 ? s : nullptr;
+    return reads_[static_cast<std::size_t>(mm.result)] == 1 ? s : nullptr;
   }
 
   /**
@@ -1051,17 +1060,9 @@ class KernelBuilder {
     const std::vector<Expr> at{r.x, r.y, v.back()};
     Expr old = f32(load_value(out(at), t.dtype));
     out(at) = store_value(binary(ir::BinaryKind::add, old, f32(product(at))), t.dtype);
-    // The blocked schedule of schedule_blocked, on the update's loops.
     Halide::RVar xo("wxo"), xi("wxi"), yo("wyo"), yi("wyi");
-    out.update()
-        .split(r.x, xo, xi, lanes_ * kBlockVectors)
-        .split(r.y, yo, yi, kBlockRows)
-        .reorder(xi, yi, xo, yo, v.back())
-        .vectorize(xi, lanes_)
-        .unroll(xi)
-        .unroll(yi);
+    in_blocks(out.update(), c, r.x, r.y, v.back(), xo, yo, xi, yi);
     c.acc.compute_at(out, xo);
-    schedule_block_accumulator(c);
     finish(out, step, ir_->name, "store", -1);
     return step;
   }
@@ -1278,7 +1279,7 @@ class KernelBuilder {
    * boundaries for every instance and loop iteration (x86's streaming stores need aligned
    * vectors; HBM blocks are 64-byte aligned). Proven from the access: the tile's first element,
    * its rows and the batch step are multiples of 64 bytes whatever the program ids and loop
-   * variables are. `tstride`: the tensor's row-major strides, as compile_store finds them.
+   * variables are. `tstride`: storage_strides(op).
    */
   bool streams(const ir::StoreOp& op, const ir::TensorDecl& t, const std::vector<std::int64_t>& tstride,
                const Step& step) const {
