@@ -180,4 +180,10 @@ inline std::string read_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
+/** The plan.json of the one artifact a launch ran (its entry in the compile cache). */
+inline std::string plan_of(const nki::LaunchResult& r) {
+  REQUIRE(r.artifact_keys.size() == 1);
+  return read_bytes((nki::cache::entry_directory(r.artifact_keys[0]) / "plan.json").string());
+}
+
 }  // namespace test

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 
-#include "nki/compile_cache.h"
 #include "nki/kernels.h"
 #include "test_support.h"
 
@@ -52,12 +51,6 @@ std::pair<nki::Tensor, nki::Tensor> operands(std::int64_t P, std::int64_t F, uns
   return {a, b};
 }
 
-/** The plan of the artifact a launch ran (its entry in the compile cache). */
-std::string plan_of(const nki::LaunchResult& r) {
-  REQUIRE(r.artifact_keys.size() == 1);
-  return test::read_bytes((nki::cache::entry_directory(r.artifact_keys[0]) / "plan.json").string());
-}
-
 /** Fails at the first element of `c` that is not reference_add of `a` and `b`'s. */
 void check_sums(nki::Tensor& a, nki::Tensor& b, nki::Tensor c) {
   for (std::int64_t i = 0; i < a.elements(); ++i) {
@@ -97,11 +90,11 @@ TEST_CASE("a tensor_add output of 64 MiB is written with streaming stores and ma
   const std::int64_t P = 8192, F = 4096;
   auto [a, b] = operands(P, F, 11);
   const nki::LaunchResult r = nki::kernels::tensor_add()[nl::spmd_dim(P / 256, nl::nc(2)), F / 512].run({a, b});
-  CHECK(plan_of(r).find("\"streaming\":true") != std::string::npos);
+  CHECK(test::plan_of(r).find("\"streaming\":true") != std::string::npos);
   check_sums(a, b, r.outputs.at(0));
   // An output a cache can hold keeps plain stores.
   nki::Tensor small_a({256, 1024}, nl::bfloat16), small_b({256, 1024}, nl::bfloat16);
   const nki::LaunchResult small = nki::kernels::tensor_add()[nl::spmd_dim(1, nl::nc(2)), 2].run({small_a, small_b});
-  CHECK(plan_of(small).find("\"streaming\":false") != std::string::npos);
-  CHECK(plan_of(small).find("\"streaming\":true") == std::string::npos);
+  CHECK(test::plan_of(small).find("\"streaming\":false") != std::string::npos);
+  CHECK(test::plan_of(small).find("\"streaming\":true") == std::string::npos);
 }

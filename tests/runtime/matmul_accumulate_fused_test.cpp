@@ -9,7 +9,6 @@
 #include <limits>
 #include <random>
 
-#include "nki/compile_cache.h"
 #include "test_support.h"
 
 namespace nl = nki::language;
@@ -83,12 +82,6 @@ std::vector<float> operand(std::int64_t n, unsigned seed, bool specials) {
   return v;
 }
 
-/** The plan of the artifact a launch ran (its entry in the compile cache). */
-std::string plan_of(const nki::LaunchResult& r) {
-  REQUIRE(r.artifact_keys.size() == 1);
-  return test::read_bytes((nki::cache::entry_directory(r.artifact_keys[0]) / "plan.json").string());
-}
-
 /** Runs `k` on both executors (the compiled one with loops unrolled by `unroll`) and requires the same bits. */
 nki::LaunchResult same_bits(const nki::Kernel& k, const std::vector<nki::Tensor>& args, int unroll = 1) {
   nki::LaunchOptions compiled{nki::Executor::halide};
@@ -118,7 +111,7 @@ TEST_CASE("psum += matmul is one step, bit for bit the interpreter's, specials i
       else CHECK(finite == static_cast<std::int64_t>(got.size()));
       // The matmul's result (the kernel's third tile: a, b, p) has a step of its own, writing
       // scratch, only when a second store reads it.
-      const bool own_step = plan_of(h).find("_tile2_") != std::string::npos;
+      const bool own_step = test::plan_of(h).find("_tile2_") != std::string::npos;
       CHECK(own_step == read_twice);
     }
   }
@@ -133,7 +126,7 @@ TEST_CASE("psum += matmul fused into a PSUM slice at a loop's offset, rolled and
     // Both halves written: no element is still PSUM's zero.
     const std::vector<float> got = h.outputs.at(0).to_floats();
     CHECK(std::count(got.begin(), got.end(), 0.0f) == 0);
-    CHECK(plan_of(h).find("_tile2_") == std::string::npos);  // the matmul (tile 2: a, b, p) has no step of its own
+    CHECK(test::plan_of(h).find("_tile2_") == std::string::npos);  // the matmul (tile 2: a, b, p) has no step of its own
   }
 }
 
@@ -157,7 +150,7 @@ TEST_CASE("psum += an isa::nc_matmul double_row fuses too and matches the interp
   const nki::Tensor mv = nki::Tensor::from_floats({K, 2, kN}, nl::float8_e4m3, operand(K * 2 * kN, 6, false));
   const nki::LaunchResult h = same_bits(k, {st, mv});
   // One tile has a step of its own: the snapshot of res the copy reads. The matmul has none.
-  const std::string plan = plan_of(h);
+  const std::string plan = test::plan_of(h);
   const std::string tile_step = "\"function\":\"nki_double_row_accumulate_tile";
   const std::size_t first = plan.find(tile_step);
   CHECK(first != std::string::npos);
