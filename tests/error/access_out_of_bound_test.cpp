@@ -48,3 +48,45 @@ TEST_CASE("program_id past the grid's rank is refused at trace time") {
                     "program_id(1) on a launch grid of rank 1; valid axes are [0, 1)",
                     line));
 }
+
+TEST_CASE("an access found out of bounds as the kernel runs names the values of the loops around it, and only those") {
+  // Loop l0 runs first; the shifted read past a's end (at ip = 127 of the last instance, which
+  // `!=` masks cannot bound for the validator) comes after it, outside l0, then again inside l1.
+  static int line_after = 0, line_inside = 0;
+  const auto make = [](bool inside) {
+    return nki::jit(
+        inside ? "shift_in_loop" : "shift_after_loop",
+        [inside](nl::tensor a) {
+          auto out = nl::ndarray(a.shape(), a.dtype(), nl::shared_hbm);
+          auto [ip, jf] = nl::mgrid(128, 8);
+          auto row = nl::program_id(0) * 128 + ip;
+          for ([[maybe_unused]] auto r : nl::sequential_range(3)) nl::store(out[row, jf], nl::load(a[row, jf]));
+          if (!inside) {
+            line_after = __LINE__ + 1;
+            nl::store(out[row, jf], nl::load(a[row + 1, jf], {.mask = (ip != 5)}), {.mask = (ip != 5)});
+          } else {
+            for (auto r : nl::sequential_range(2)) {
+              line_inside = __LINE__ + 1;
+              nl::store(out[row, jf], nl::load(a[row + r, jf], {.mask = (ip != 5)}), {.mask = (ip != 5)});
+            }
+          }
+          return out;
+        },
+        {"a"});
+  };
+  auto a = nki::Tensor::from_floats({256, 8}, nki::DType::fp32, test::random_floats(256 * 8, 1));
+  for (nki::Executor ex : {nki::Executor::halide, nki::Executor::reference}) {
+    CAPTURE(std::string(nki::executor_name(ex)));
+    const nki::Kernel after = make(false), inside = make(true);
+    const std::string after_msg = test::user_error_of([&] { after[2].with({ex, nullptr}).run({a}); });
+    CHECK(after_msg == fmt::format("shift_after_loop (tests/error/access_out_of_bound_test.cpp:{}): "
+                                   "err_tensor_access_out_of_bound: instance [1] at tile coordinate [127,0] accesses "
+                                   "tensor a [256,8] at index 256 on dimension 0, valid is [0, 255]",
+                                   line_after));
+    const std::string inside_msg = test::user_error_of([&] { inside[2].with({ex, nullptr}).run({a}); });
+    CHECK(inside_msg == fmt::format("shift_in_loop (tests/error/access_out_of_bound_test.cpp:{}): "
+                                    "err_tensor_access_out_of_bound: instance [1] l1=1 at tile coordinate [127,0] "
+                                    "accesses tensor a [256,8] at index 256 on dimension 0, valid is [0, 255]",
+                                    line_inside));
+  }
+}

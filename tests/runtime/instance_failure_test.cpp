@@ -62,7 +62,7 @@ TEST_CASE("an instance failing on one core stops every core, names the instance,
   const std::int64_t hbm_before = chip.hbm().bytes_in_use();
 
   const std::string msg = test::user_error_of([&] { launch.run({a, marks}); });
-  CHECK(msg == fmt::format("fails_on_core_1 ({}:{}): err_tensor_access_out_of_bound: instance [1,0] l0=0 at tile coordinate "
+  CHECK(msg == fmt::format("fails_on_core_1 ({}:{}): err_tensor_access_out_of_bound: instance [1,0] at tile coordinate "
                            "[127,0] accesses tensor a [256,8] at index 256 on dimension 0, valid is [0, 255]",
                            kFile, g_load_line));
 

@@ -9,12 +9,12 @@
 namespace nki {
 
 void throw_out_of_bound(const ir::KernelIR& k, const ir::Access& a, std::span<const std::int64_t> pid,
-                        std::span<const std::int64_t> loop, std::span<const std::int64_t> coord, std::int64_t value,
-                        std::size_t dim, std::int64_t rank) {
+                        std::span<const int> enclosing, std::span<const std::int64_t> loop,
+                        std::span<const std::int64_t> coord, std::int64_t value, std::size_t dim, std::int64_t rank) {
   const ir::TensorDecl& t = k.tensors.at(static_cast<std::size_t>(a.tensor));
   std::string where = pid.empty() ? "instance (no grid)" : fmt::format("instance [{}]", fmt::join(pid, ","));
   if (rank != 0) where += fmt::format(" of rank {}", rank);
-  for (std::size_t l = 0; l < loop.size(); ++l) where += fmt::format(" l{}={}", l, loop[l]);
+  for (int l : enclosing) where += fmt::format(" l{}={}", l, loop[static_cast<std::size_t>(l)]);
   throw UserError("err_tensor_access_out_of_bound", k.name, a.loc,
                   fmt::format("{} at tile coordinate [{}] accesses tensor {} {} at index {} on dimension {}, valid is "
                               "[0, {}]",
@@ -48,7 +48,7 @@ void check_bounds_at_run_time(const ir::KernelIR& k, const std::vector<std::int6
           if (!mask->holds(pid, loop, coord, rank)) continue;
           for (std::size_t d = 0; d < a->indices.size(); ++d) {
             const std::int64_t v = ir::evaluate(a->indices[d], pid, loop, coord, rank);
-            if (v < 0 || v >= t.shape[d]) throw_out_of_bound(k, *a, pid, loop, coord, v, d, rank);
+            if (v < 0 || v >= t.shape[d]) throw_out_of_bound(k, *a, pid, enclosing, loop, coord, v, d, rank);
           }
         } while (next_coord(coord, a->shape));
       } while (next_coord(iters, trips));

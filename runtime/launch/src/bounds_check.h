@@ -9,10 +9,14 @@
 
 namespace nki {
 
-/** err_tensor_access_out_of_bound for element `coord` of access `a` reaching index `value` on dimension `dim`. */
+/**
+ * err_tensor_access_out_of_bound for element `coord` of access `a` reaching index `value` on
+ * dimension `dim`, naming the values of the loops `enclosing` the access (`loop`: by loop id).
+ */
 [[noreturn]] void throw_out_of_bound(const ir::KernelIR& k, const ir::Access& a, std::span<const std::int64_t> pid,
-                                     std::span<const std::int64_t> loop, std::span<const std::int64_t> coord,
-                                     std::int64_t value, std::size_t dim, std::int64_t rank = 0);
+                                     std::span<const int> enclosing, std::span<const std::int64_t> loop,
+                                     std::span<const std::int64_t> coord, std::int64_t value, std::size_t dim,
+                                     std::int64_t rank = 0);
 
 /**
  * Checks the masked loads and stores at body indices `positions` for every instance of a

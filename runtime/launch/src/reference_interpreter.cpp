@@ -212,7 +212,7 @@ class ReferenceRunner final : public CoreRunner {
     std::int64_t flat = 0;
     for (std::size_t d = 0; d < a.indices.size(); ++d) {
       idx[d] = eval(a.indices[d], c);
-      if (idx[d] < 0 || idx[d] >= decl.shape[d]) throw_out_of_bound(ir_, a, pid_, loop_, c, idx[d], d, rank_);
+      if (idx[d] < 0 || idx[d] >= decl.shape[d]) throw_out_of_bound(ir_, a, pid_, nest_.enclosing(at_), loop_, c, idx[d], d, rank_);
       flat = flat * t.shape[d] + ir::storage_index(decl, d, idx[d]);
     }
     return {idx, flat};
@@ -244,7 +244,7 @@ class ReferenceRunner final : public CoreRunner {
     std::int64_t flat = 0;
     for (std::size_t d = 0; d < op.dst.indices.size(); ++d) {
       idx[d] = d == 0 ? rows[static_cast<std::size_t>(c[0])] : eval(op.dst.indices[d], c);
-      if (idx[d] < 0 || idx[d] >= t.shape[d]) throw_out_of_bound(ir_, op.dst, pid_, loop_, c, idx[d], d, rank_);
+      if (idx[d] < 0 || idx[d] >= t.shape[d]) throw_out_of_bound(ir_, op.dst, pid_, nest_.enclosing(at_), loop_, c, idx[d], d, rank_);
       flat = flat * t.shape[d] + idx[d];
     }
     return {idx, flat};
@@ -498,7 +498,7 @@ class ReferenceRunner final : public CoreRunner {
     std::int64_t offset = 0;
     for (std::size_t d = 0; d < a.indices.size(); ++d) {
       const std::int64_t v = eval(a.indices[d], c);
-      if (v < 0 || v >= decl.shape[d]) throw_out_of_bound(ir_, a, pid_, loop_, c, v, d, rank_);
+      if (v < 0 || v >= decl.shape[d]) throw_out_of_bound(ir_, a, pid_, nest_.enclosing(at_), loop_, c, v, d, rank_);
       offset += ir::storage_index(decl, d, v) * t.strides[d];
     }
     return t.data + offset * dtype_bytes(t.dtype);
@@ -586,7 +586,7 @@ class ReferenceRunner final : public CoreRunner {
           }
           v += static_cast<std::int64_t>(row);
         }
-        if (v < 0 || v >= decl.shape[d]) throw_out_of_bound(ir_, op.src, pid_, loop_, c, v, d, rank_);
+        if (v < 0 || v >= decl.shape[d]) throw_out_of_bound(ir_, op.src, pid_, nest_.enclosing(at_), loop_, c, v, d, rank_);
         offset += ir::storage_index(decl, d, v) * t.strides[d];
       }
       return load_element(t.data + offset * dtype_bytes(t.dtype), decl.dtype);
