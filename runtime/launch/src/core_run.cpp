@@ -19,8 +19,10 @@ constexpr std::size_t kMaxBatch = 64;
 
 }  // namespace
 
+std::string CoreName::str() const { return fmt::format("{}{}", prefix, number); }
+
 bool run_core_instances(const std::string& kernel, CoreRunner& runner,
-                        const InstanceIds& ids, const std::string& who,
+                        const InstanceIds& ids, CoreName who,
                         std::atomic<bool>& stop) {
   // Each run of consecutive ids (InstanceIds::runs) in batches of at most kMaxBatch.
   std::size_t i = 0, left = 0;  // the next instance; what is left of its run
@@ -30,7 +32,7 @@ bool run_core_instances(const std::string& kernel, CoreRunner& runner,
     if (stop.load(std::memory_order_relaxed)) return false;
     if (interrupt_requested()) {
       stop = true;
-      throw Interrupted(fmt::format("the launch of {} was interrupted: {} stopped before instance {}", kernel, who,
+      throw Interrupted(fmt::format("the launch of {} was interrupted: {} stopped before instance {}", kernel, who.str(),
                                     pid_str(ids.id(i))));
     }
     const std::size_t n = std::min(left, kMaxBatch);
@@ -38,7 +40,7 @@ bool run_core_instances(const std::string& kernel, CoreRunner& runner,
       runner.run_batch(ids.id(i), static_cast<std::int64_t>(n));
     } catch (const InternalError& e) {
       stop = true;
-      throw InternalError(fmt::format("{} instance{} {}{}: {}", who, n > 1 ? "s" : "", pid_str(ids.id(i)),
+      throw InternalError(fmt::format("{} instance{} {}{}: {}", who.str(), n > 1 ? "s" : "", pid_str(ids.id(i)),
                                       n > 1 ? ".." + pid_str(ids.id(i + n - 1)) : "", e.detail()));
     } catch (...) {
       stop = true;

@@ -11,14 +11,21 @@
 
 namespace nki {
 
+/** What runs a core's instances, as errors name it: "NC1", "rank 3". Formatted only for an error. */
+struct CoreName {
+  const char* prefix;
+  std::int64_t number;
+  std::string str() const;
+};
+
 /**
  * Runs `instances` on `runner` in runs of consecutive ids (at most 64 at once). Before each
  * batch it returns false when `stop` is set, and throws nki::Interrupted (setting `stop`) when
  * an interrupt was requested; a failure sets `stop` and is rethrown, an nki::InternalError
- * with `who` (e.g. "NC1", "rank 3") and the instances. True when every instance ran.
+ * with `who` and the instances. True when every instance ran.
  */
 bool run_core_instances(const std::string& kernel, CoreRunner& runner,
-                        const InstanceIds& instances, const std::string& who,
+                        const InstanceIds& instances, CoreName who,
                         std::atomic<bool>& stop);
 
 }  // namespace nki

@@ -98,7 +98,7 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
     const auto c = static_cast<std::size_t>(&core - cores.data());
     std::unique_ptr<CoreRunner> runner = programs[c]->bind(bindings);
     runner->set_rank_link(links[c]);
-    if (!run_core_instances(kernel, *runner, core.instances, fmt::format("NC{}", core.nc), stop)) return;
+    if (!run_core_instances(kernel, *runner, core.instances, CoreName{"NC", core.nc}, stop)) return;
     // The other core may still wait at a core_barrier: it learns this one made its last.
     if (cores_meet != nullptr) cores_meet->finished(core.nc);
     std::vector<DevicePrint> mine = runner->take_device_prints();

@@ -274,7 +274,7 @@ WorldResult WorldLaunch::run(const std::vector<WorldArg>& args) const {
         try {
           std::unique_ptr<CoreRunner> runner = programs[i]->bind(tensors[i].bindings);
           runner->set_rank_link(&hub.link(r));
-          if (run_core_instances(k.name(), *runner, result.ranks[i].instances, fmt::format("rank {}", first + r), stop))
+          if (run_core_instances(k.name(), *runner, result.ranks[i].instances, CoreName{"rank ", first + r}, stop))
             hub.finished(r);
           prints[i] = runner->take_device_prints();
         } catch (const RankStopped&) {
