@@ -17,6 +17,9 @@
  *   dispatch_tiny_add_grid_1x1      one instance: the fixed cost of a launch
  *   dispatch_tiny_add_grid_1x2_nc2  one instance per core: the fixed cost of a two-core launch. What an
  *                                   instance adds is (64x64 time - this) / 4094 (bench/README.md)
+ *   dispatch_tiny_add_nc2_over_nc1  the 64x64 grid on two cores and on one, alternated: `ratio` = one
+ *                                   core's time / two cores' (>= 1: two cores no dearer per instance);
+ *                                   threads:0 as launched by default, threads:1 the cores always on threads
  *   place_instances_64x64_*         nki::place_instances alone for the 4096-instance grids
  */
 #include <benchmark/benchmark.h>
@@ -39,6 +42,7 @@
 #include <thread>
 #include <vector>
 
+#include "alternate.h"
 #include "bf16_add_baseline.h"
 #include "bf16_add_rows.h"
 #include "check_once.h"
@@ -487,6 +491,26 @@ void BM_dispatch_tiny_add_grid_64x64_nc2(benchmark::State& state) {
 void BM_dispatch_tiny_add_grid_64x64_nc2_halves(benchmark::State& state) {
   dispatch_benchmark(state, tiny_add()[nl::spmd_dim(nl::nc(2), kGridX / 2), kGridY]);
 }
+/**
+ * The 64x64 grid on two cores (rows alternating) and on one, alternated in one loop: `ratio` = one
+ * core's time / two cores' time, so >= 1 when two cores cost no more per instance than one.
+ * Argument threads:0 runs the cores as a launch does by default (CoreThreads::automatic: these
+ * cores are short, so one after the other on the calling thread); threads:1 always on threads.
+ */
+void BM_dispatch_tiny_add_nc2_over_nc1(benchmark::State& state) {
+  static TinyInputs in;
+  const std::vector<nki::Tensor> args{in.a, in.b};
+  nki::LaunchOptions options;
+  options.core_threads = state.range(0) != 0 ? nki::CoreThreads::threads : nki::CoreThreads::automatic;
+  const nki::BoundLaunch nc2 = tiny_add()[nl::spmd_dim(kGridX / 2, nl::nc(2)), kGridY].with(options);
+  const nki::BoundLaunch nc1 = tiny_add()[kGridX, kGridY];
+  for (const nki::BoundLaunch* l : {&nc2, &nc1}) {  // checked by the two benchmarks above; traced and compiled here
+    nki::LaunchResult r = l->run(args);
+    benchmark::DoNotOptimize(r.outputs.front().data());
+  }
+  nki_bench::alternate(state, [&] { benchmark::DoNotOptimize(nc2.run(args).outputs.front().data()); },
+                       [&] { benchmark::DoNotOptimize(nc1.run(args).outputs.front().data()); });
+}
 /** Placement alone (nki::place_instances, run serially by every launch): its share of the dispatch cost. */
 void place_benchmark(benchmark::State& state, const nki::GridSpec& grid) {
   for (auto _ : state) {
@@ -526,6 +550,7 @@ BENCHMARK(BM_dispatch_tiny_add_grid_64x64_nc2)->UseRealTime()->Unit(benchmark::k
 BENCHMARK(BM_dispatch_tiny_add_grid_64x64_nc2_halves)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_dispatch_tiny_add_grid_1x1)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_dispatch_tiny_add_grid_1x2_nc2)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_dispatch_tiny_add_nc2_over_nc1)->ArgName("threads")->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(1.0);
 BENCHMARK(BM_place_instances_64x64_nc1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_place_instances_64x64_nc2)->Unit(benchmark::kMicrosecond);
 

@@ -350,11 +350,17 @@ TEST_CASE("nl::device_print - one line per call and instance, in instance order,
             fmt::format("sbuf [{}] int32[1,2]: {} {}\n", g, v(1), v(2));
   }
   for (nki::Executor ex : lt::executors) {
-    std::ostringstream os;
-    nki::LaunchOptions o{ex, nullptr};
-    o.unannotated_cores = 2;  // two cores: the lines still come in instance order
-    o.device_print = &os;
-    (void)k.launch(lt::grid1(4)).with(o).run({lt::make({4, 3}, DType::int32, x)});
-    CHECK(os.str() == want);
+    // Two cores: the lines still come in instance order, the cores on threads of their own or one
+    // after the other on the calling thread (automatic: threads first, then as the launch before found).
+    for (nki::CoreThreads how : {nki::CoreThreads::automatic, nki::CoreThreads::automatic, nki::CoreThreads::automatic,
+                                 nki::CoreThreads::threads, nki::CoreThreads::caller}) {
+      std::ostringstream os;
+      nki::LaunchOptions o{ex, nullptr};
+      o.unannotated_cores = 2;
+      o.device_print = &os;
+      o.core_threads = how;
+      (void)k.launch(lt::grid1(4)).with(o).run({lt::make({4, 3}, DType::int32, x)});
+      CHECK(os.str() == want);
+    }
   }
 }

@@ -81,3 +81,24 @@ TEST_CASE("an instance failing on one core stops every core, names the instance,
   CHECK_NOTHROW(marking_kernel()[nl::nc(2), 4].with({nki::Executor::reference, nullptr}).run({ok, marks}));
   CHECK(thread_count() == threads_before);
 }
+
+TEST_CASE("cores on the calling thread (CoreThreads::caller) run one after the other: NC0 runs every instance before NC1 fails") {
+  nki::sim::Device chip("trn2", 2);
+  const std::int64_t J = 8;
+  auto a = nki::Tensor::from_floats({256, 8}, nki::DType::fp32, std::vector<float>(256 * 8, 1.0f), chip);
+  auto marks = nki::Tensor::from_floats({2 * J * 128, 8}, nki::DType::fp32,
+                                        std::vector<float>(static_cast<std::size_t>(2 * J * 128 * 8), 0.0f), chip);
+  nki::LaunchOptions o{nki::Executor::reference, nullptr};
+  o.core_threads = nki::CoreThreads::caller;
+  const std::int64_t hbm_before = chip.hbm().bytes_in_use();
+
+  const std::string msg = test::user_error_of([&] { marking_kernel()[nl::nc(2), J].with(o).run({a, marks}); });
+  CHECK(msg == fmt::format("fails_on_core_1 ({}:{}): err_tensor_access_out_of_bound: instance [1,0] at tile coordinate "
+                           "[127,0] accesses tensor a [256,8] at index 256 on dimension 0, valid is [0, 255]",
+                           kFile, g_load_line));
+  // NC0 ran first and whole (on threads it is stopped part way: the test above); NC1 failed at its first.
+  const std::vector<float> m = marks.to_floats();
+  for (std::int64_t j = 0; j < J; ++j) CHECK(m[static_cast<std::size_t>(j * 128 * 8)] == 1.0f);
+  for (std::int64_t j = J; j < 2 * J; ++j) CHECK(m[static_cast<std::size_t>(j * 128 * 8)] == 0.0f);
+  CHECK(chip.hbm().bytes_in_use() == hbm_before);
+}

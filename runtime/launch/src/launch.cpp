@@ -6,6 +6,8 @@
 #include <iterator>
 #include <sstream>
 #include <atomic>
+#include <chrono>
+#include <numeric>
 #include <iostream>
 #include <mutex>
 #include <exception>
@@ -80,52 +82,109 @@ void refuse_cores_apart(const ir::KernelIR& k, const std::vector<CoreSchedule>& 
 }
 
 /**
+ * Below this, the work other threads would take off the calling thread costs less than handing
+ * it to them: a two-core launch's fixed cost is ~7 us above a one-core launch's on the machine
+ * bench/README.md describes ("The fixed cost of a two-core launch": the wake-up, and the launch's
+ * cache lines crossing between CPUs), so cores whose instances take a few microseconds are
+ * cheaper run one after the other.
+ */
+constexpr std::chrono::microseconds kHandOffCost{5};
+
+/**
  * Runs every core's instances, each busy core on a thread of its own. The first failure
  * stops every core before its next batch and is rethrown with its core and instances;
  * so does an interrupt request (nki::Interrupted). Every core's thread has returned
  * before this does.
+ *
+ * With CoreThreads::caller, or automatic when the last launch of this traced kernel (`memo`)
+ * found the cores beside the longest-running one busy for less than kHandOffCost together,
+ * they run one after the other on the calling thread instead: an order the threads could also
+ * have run them in. Cores that meet (core_barrier, sendrecv) always run at once.
  */
 void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<const Program>>& programs,
                   const std::vector<TensorBinding>& bindings, const std::vector<CoreSchedule>& cores,
-                  const std::vector<RankLink*>& links, std::vector<DevicePrint>& prints, WorldCollectives* cores_meet) {
+                  const std::vector<RankLink*>& links, std::vector<DevicePrint>& prints, WorldCollectives* cores_meet,
+                  CoreThreads how, LaunchMemo* memo) {
   std::mutex prints_mutex;
   std::vector<const CoreSchedule*> busy;
   for (const CoreSchedule& c : cores)
     if (!c.instances.empty()) busy.push_back(&c);
 
   std::atomic<bool> stop{false};
-  auto run_core = [&](const CoreSchedule& core) {
-    const auto c = static_cast<std::size_t>(&core - cores.data());
-    std::unique_ptr<CoreRunner> runner = programs[c]->bind(bindings);
-    runner->set_rank_link(links[c]);
-    if (!run_core_instances(kernel, *runner, core.instances, CoreName{"NC", core.nc}, stop)) return;
+  std::vector<std::chrono::nanoseconds> took(busy.size());
+  // Core i's instances on `runner`; false when another core's failure stopped them.
+  auto run_instances = [&](std::size_t i, CoreRunner& runner) {
+    const CoreSchedule& core = *busy[i];
+    runner.set_rank_link(links[static_cast<std::size_t>(&core - cores.data())]);
+    if (!run_core_instances(kernel, runner, core.instances, CoreName{"NC", core.nc}, stop)) return false;
     // The other core may still wait at a core_barrier: it learns this one made its last.
     if (cores_meet != nullptr) cores_meet->finished(core.nc);
-    std::vector<DevicePrint> mine = runner->take_device_prints();
+    return true;
+  };
+  auto keep_prints = [&](CoreRunner& runner) {
+    std::vector<DevicePrint> mine = runner.take_device_prints();
     if (mine.empty()) return;
     std::lock_guard lock(prints_mutex);
     prints.insert(prints.end(), std::make_move_iterator(mine.begin()), std::make_move_iterator(mine.end()));
   };
+  auto run_core = [&](std::size_t i) {
+    const auto start = std::chrono::steady_clock::now();
+    std::unique_ptr<CoreRunner> runner = programs[static_cast<std::size_t>(busy[i] - cores.data())]->bind(bindings);
+    if (!run_instances(i, *runner)) return;
+    keep_prints(*runner);
+    took[i] = std::chrono::steady_clock::now() - start;
+  };
   if (busy.size() == 1) {  // one core: the calling thread is that core's thread
-    run_core(*busy[0]);
+    run_core(0);
     return;
   }
-  // Several cores: each on a thread of its own, all at the same time, while the caller waits
-  // (cores may wait for each other: core_barrier, sendrecv).
-  run_on_own_threads(busy.size(), [&](std::size_t i) {
+  const std::optional<std::chrono::nanoseconds> beside = memo != nullptr ? memo->work_beside_longest_core() : std::nullopt;
+  const bool short_cores = how == CoreThreads::automatic && beside && *beside < kHandOffCost;
+  if (cores_meet == nullptr && (how == CoreThreads::caller || short_cores)) {
+    // Cores of one program without rank links also share one runner, as one core's instances
+    // do: each instance starts from undefined on-chip memory either way (checked mode poisons
+    // it per instance), so binding a runner per core would only cost its allocations.
+    const bool one_runner = std::all_of(busy.begin(), busy.end(), [&](const CoreSchedule* c) {
+      const auto at = static_cast<std::size_t>(c - cores.data());
+      return programs[at] == programs[static_cast<std::size_t>(busy[0] - cores.data())] && links[at] == nullptr;
+    });
     try {
-      run_core(*busy[i]);
-    } catch (const RankStopped&) {  // the other core failed: its error is the launch's
-      stop = true;
-    } catch (const std::exception& e) {
-      stop = true;
-      if (cores_meet != nullptr) cores_meet->failed(busy[i]->nc, e.what());  // the other core stops waiting
-      throw;
+      if (one_runner) {
+        std::unique_ptr<CoreRunner> runner = programs[static_cast<std::size_t>(busy[0] - cores.data())]->bind(bindings);
+        for (std::size_t i = 0; i < busy.size(); ++i) {
+          const auto start = std::chrono::steady_clock::now();
+          run_instances(i, *runner);
+          took[i] = std::chrono::steady_clock::now() - start;
+        }
+        keep_prints(*runner);
+      } else {
+        for (std::size_t i = 0; i < busy.size(); ++i) run_core(i);
+      }
     } catch (...) {
       stop = true;
       throw;
     }
-  });
+  } else {
+    // Several cores: each on a thread of its own, all at the same time, while the caller waits
+    // (cores may wait for each other: core_barrier, sendrecv).
+    run_on_own_threads(busy.size(), [&](std::size_t i) {
+      try {
+        run_core(i);
+      } catch (const RankStopped&) {  // the other core failed: its error is the launch's
+        stop = true;
+      } catch (const std::exception& e) {
+        stop = true;
+        if (cores_meet != nullptr) cores_meet->failed(busy[i]->nc, e.what());  // the other core stops waiting
+        throw;
+      } catch (...) {
+        stop = true;
+        throw;
+      }
+    });
+  }
+  if (memo == nullptr || stop) return;
+  const std::chrono::nanoseconds all = std::accumulate(took.begin(), took.end(), std::chrono::nanoseconds{0});
+  memo->remember_work_beside_longest_core(all - *std::max_element(took.begin(), took.end()));
 }
 
 }  // namespace
@@ -272,7 +331,8 @@ LaunchResult launch_once(const BoundLaunch& self, const std::vector<Tensor>& arg
   std::vector<DevicePrint> prints;
   {
     const AtomicSumsScope atomic_sums(bindings, has_atomic_updates(ir));
-    run_on_cores(ir.name, programs, bindings, result.cores, links, prints, cores_hub.get());
+    run_on_cores(ir.name, programs, bindings, result.cores, links, prints, cores_hub.get(), options.core_threads,
+                 traced->memo.get());
   }
   if (options.checked) programs.front()->end_launch(bindings);
   // nl.device_print: instance order (each instance's lines in the order it printed them), whatever core ran it.

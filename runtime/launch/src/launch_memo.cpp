@@ -42,4 +42,14 @@ void LaunchMemo::remember_program(const std::string& target, int layer_unroll_fa
   programs_.push_back({target, layer_unroll_factor, generation, outcome.program, outcome.key});
 }
 
+std::optional<std::chrono::nanoseconds> LaunchMemo::work_beside_longest_core() const {
+  const std::int64_t ns = work_beside_longest_ns_.load(std::memory_order_relaxed);
+  if (ns < 0) return std::nullopt;
+  return std::chrono::nanoseconds(ns);
+}
+
+void LaunchMemo::remember_work_beside_longest_core(std::chrono::nanoseconds t) {
+  work_beside_longest_ns_.store(t.count(), std::memory_order_relaxed);
+}
+
 }  // namespace nki

@@ -1,6 +1,8 @@
 /** \file What the launches of one traced kernel find once and need not find again. */
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -35,6 +37,13 @@ class LaunchMemo {
   void remember_program(const std::string& target, int layer_unroll_factor, std::uint64_t generation,
                         const CompileOutcome& outcome);
 
+  /**
+   * At the last launch with several busy cores, the time the cores other than the longest-running
+   * one took: what threads of their own can take off the calling thread. Null before the first.
+   */
+  std::optional<std::chrono::nanoseconds> work_beside_longest_core() const;
+  void remember_work_beside_longest_core(std::chrono::nanoseconds t);
+
  private:
   struct Memories {  // what check_capacity reads of a target
     std::string name;
@@ -53,6 +62,7 @@ class LaunchMemo {
   mutable std::mutex mutex_;
   std::vector<Memories> fits_;
   std::vector<KnownProgram> programs_;
+  std::atomic<std::int64_t> work_beside_longest_ns_{-1};
 };
 
 }  // namespace nki

@@ -24,6 +24,16 @@ enum class Executor {
 };
 const char* executor_name(Executor e);
 
+/** How a launch runs several busy cores on the host (LaunchOptions::core_threads). */
+enum class CoreThreads {
+  /// Each on a thread of its own, unless this trace's last such launch found the cores beside
+  /// the longest-running one busy for less than a hand-off to a thread costs (a few microseconds):
+  /// then one after the other on the calling thread.
+  automatic,
+  threads,  ///< always each on a thread of its own, all at once
+  caller,   ///< always one after the other on the calling thread
+};
+
 /** How cores share compiled code. */
 enum class CompileMode {
   spmd,  ///< one artifact for every core; rank and program ids are run-time values (the default)
@@ -53,6 +63,8 @@ struct LaunchOptions {
   /// the arguments) that starts them as another; LaunchResult::unwritten counts them and they
   /// are zeroed. Off: an unwritten element is 0 (fresh outputs start zeroed, ir::stored_whole).
   bool find_unwritten = false;
+  /// Host threads for several busy cores. Cores that meet (core_barrier, sendrecv) always run at once.
+  CoreThreads core_threads = CoreThreads::automatic;
 };
 
 /** Output elements a launch with LaunchOptions::find_unwritten found no instance wrote. */
