@@ -112,10 +112,11 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
 
   std::atomic<bool> stop{false};
   std::vector<std::chrono::nanoseconds> took(busy.size());
-  // Core i's instances on `runner`; false when another core's failure stopped them.
+  auto at = [&](std::size_t i) { return static_cast<std::size_t>(busy[i] - cores.data()); };  // busy i's place in `cores`
+  // Busy core i's instances on `runner`; false when another core's failure stopped them.
   auto run_instances = [&](std::size_t i, CoreRunner& runner) {
     const CoreSchedule& core = *busy[i];
-    runner.set_rank_link(links[static_cast<std::size_t>(&core - cores.data())]);
+    runner.set_rank_link(links[at(i)]);
     if (!run_core_instances(kernel, runner, core.instances, CoreName{"NC", core.nc}, stop)) return false;
     // The other core may still wait at a core_barrier: it learns this one made its last.
     if (cores_meet != nullptr) cores_meet->finished(core.nc);
@@ -129,7 +130,7 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
   };
   auto run_core = [&](std::size_t i) {
     const auto start = std::chrono::steady_clock::now();
-    std::unique_ptr<CoreRunner> runner = programs[static_cast<std::size_t>(busy[i] - cores.data())]->bind(bindings);
+    std::unique_ptr<CoreRunner> runner = programs[at(i)]->bind(bindings);
     if (!run_instances(i, *runner)) return;
     keep_prints(*runner);
     took[i] = std::chrono::steady_clock::now() - start;
@@ -144,13 +145,11 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
     // Cores of one program without rank links also share one runner, as one core's instances
     // do: each instance starts from undefined on-chip memory either way (checked mode poisons
     // it per instance), so binding a runner per core would only cost its allocations.
-    const bool one_runner = std::all_of(busy.begin(), busy.end(), [&](const CoreSchedule* c) {
-      const auto at = static_cast<std::size_t>(c - cores.data());
-      return programs[at] == programs[static_cast<std::size_t>(busy[0] - cores.data())] && links[at] == nullptr;
-    });
+    bool one_runner = true;
+    for (std::size_t i = 0; i < busy.size(); ++i) one_runner = one_runner && programs[at(i)] == programs[at(0)] && links[at(i)] == nullptr;
     try {
       if (one_runner) {
-        std::unique_ptr<CoreRunner> runner = programs[static_cast<std::size_t>(busy[0] - cores.data())]->bind(bindings);
+        std::unique_ptr<CoreRunner> runner = programs[at(0)]->bind(bindings);
         for (std::size_t i = 0; i < busy.size(); ++i) {
           const auto start = std::chrono::steady_clock::now();
           run_instances(i, *runner);
