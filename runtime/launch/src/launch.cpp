@@ -107,6 +107,7 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
                   CoreThreads how, LaunchMemo* memo) {
   std::mutex prints_mutex;
   std::vector<const CoreSchedule*> busy;
+  busy.reserve(cores.size());
   for (const CoreSchedule& c : cores)
     if (!c.instances.empty()) busy.push_back(&c);
 
@@ -135,8 +136,9 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
     keep_prints(*runner);
     took[i] = std::chrono::steady_clock::now() - start;
   };
-  if (busy.size() == 1) {  // one core: the calling thread is that core's thread
-    run_core(0);
+  if (busy.size() == 1) {  // one core: the calling thread is that core's thread (nothing to time)
+    std::unique_ptr<CoreRunner> runner = programs[at(0)]->bind(bindings);
+    if (run_instances(0, *runner)) keep_prints(*runner);
     return;
   }
   const std::optional<std::chrono::nanoseconds> beside = memo != nullptr ? memo->work_beside_longest_core() : std::nullopt;
