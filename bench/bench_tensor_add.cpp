@@ -452,11 +452,19 @@ struct TinyInputs {
   }
 };
 
-void dispatch_benchmark(benchmark::State& state, const nki::BoundLaunch& launch) {
-  static TinyInputs in;
-  const std::vector<nki::Tensor> args{in.a, in.b};
-  auto check = [&]() -> std::string {
-    nki::LaunchResult r = launch.run(args);  // traces and compiles
+const TinyInputs& tiny_inputs() {
+  static const TinyInputs in;
+  return in;
+}
+
+/**
+ * `launch` of tiny_add run once per grid and process (it traces and compiles) and compared with
+ * a + b bit for bit: the error, or empty.
+ */
+const std::string& check_tiny_add(const nki::BoundLaunch& launch) {
+  const TinyInputs& in = tiny_inputs();
+  return nki_bench::check_once("tiny_add" + launch.grid().str(), [&]() -> std::string {
+    nki::LaunchResult r = launch.run({in.a, in.b});
     const std::int64_t n = r.grid.instances();
     const std::vector<float> got = r.outputs.front().to_floats();
     for (std::int64_t i = 0; i < n; ++i) {
@@ -465,8 +473,12 @@ void dispatch_benchmark(benchmark::State& state, const nki::BoundLaunch& launch)
         return "tiny_add output differs from a + b at element " + std::to_string(i);
     }
     return {};
-  };
-  if (const std::string& err = nki_bench::check_once("tiny_add" + launch.grid().str(), check); !err.empty()) {
+  });
+}
+
+void dispatch_benchmark(benchmark::State& state, const nki::BoundLaunch& launch) {
+  const std::vector<nki::Tensor> args{tiny_inputs().a, tiny_inputs().b};
+  if (const std::string& err = check_tiny_add(launch); !err.empty()) {
     state.SkipWithError(err.c_str());
     return;
   }
@@ -498,15 +510,16 @@ void BM_dispatch_tiny_add_grid_64x64_nc2_halves(benchmark::State& state) {
  * cores are short, so one after the other on the calling thread); threads:1 always on threads.
  */
 void BM_dispatch_tiny_add_nc2_over_nc1(benchmark::State& state) {
-  static TinyInputs in;
-  const std::vector<nki::Tensor> args{in.a, in.b};
+  const std::vector<nki::Tensor> args{tiny_inputs().a, tiny_inputs().b};
   nki::LaunchOptions options;
   options.core_threads = state.range(0) != 0 ? nki::CoreThreads::threads : nki::CoreThreads::automatic;
   const nki::BoundLaunch nc2 = tiny_add()[nl::spmd_dim(kGridX / 2, nl::nc(2)), kGridY].with(options);
   const nki::BoundLaunch nc1 = tiny_add()[kGridX, kGridY];
-  for (const nki::BoundLaunch* l : {&nc2, &nc1}) {  // checked by the two benchmarks above; traced and compiled here
-    nki::LaunchResult r = l->run(args);
-    benchmark::DoNotOptimize(r.outputs.front().data());
+  for (const nki::BoundLaunch* l : {&nc2, &nc1}) {
+    if (const std::string& err = check_tiny_add(*l); !err.empty()) {
+      state.SkipWithError(err.c_str());
+      return;
+    }
   }
   nki_bench::alternate(state, [&] { benchmark::DoNotOptimize(nc2.run(args).outputs.front().data()); },
                        [&] { benchmark::DoNotOptimize(nc1.run(args).outputs.front().data()); });
