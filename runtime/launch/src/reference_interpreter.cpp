@@ -212,7 +212,7 @@ class ReferenceRunner final : public CoreRunner {
     std::int64_t flat = 0;
     for (std::size_t d = 0; d < a.indices.size(); ++d) {
       idx[d] = eval(a.indices[d], c);
-      if (idx[d] < 0 || idx[d] >= decl.shape[d]) throw_out_of_bound(ir_, a, pid_, nest_.enclosing(at_), loop_, c, idx[d], d, rank_);
+      if (idx[d] < 0 || idx[d] >= decl.shape[d]) throw_access_out_of_bound(a, c, idx[d], d);
       flat = flat * t.shape[d] + ir::storage_index(decl, d, idx[d]);
     }
     return {idx, flat};
@@ -244,7 +244,7 @@ class ReferenceRunner final : public CoreRunner {
     std::int64_t flat = 0;
     for (std::size_t d = 0; d < op.dst.indices.size(); ++d) {
       idx[d] = d == 0 ? rows[static_cast<std::size_t>(c[0])] : eval(op.dst.indices[d], c);
-      if (idx[d] < 0 || idx[d] >= t.shape[d]) throw_out_of_bound(ir_, op.dst, pid_, nest_.enclosing(at_), loop_, c, idx[d], d, rank_);
+      if (idx[d] < 0 || idx[d] >= t.shape[d]) throw_access_out_of_bound(op.dst, c, idx[d], d);
       flat = flat * t.shape[d] + idx[d];
     }
     return {idx, flat};
@@ -498,7 +498,7 @@ class ReferenceRunner final : public CoreRunner {
     std::int64_t offset = 0;
     for (std::size_t d = 0; d < a.indices.size(); ++d) {
       const std::int64_t v = eval(a.indices[d], c);
-      if (v < 0 || v >= decl.shape[d]) throw_out_of_bound(ir_, a, pid_, nest_.enclosing(at_), loop_, c, v, d, rank_);
+      if (v < 0 || v >= decl.shape[d]) throw_access_out_of_bound(a, c, v, d);
       offset += ir::storage_index(decl, d, v) * t.strides[d];
     }
     return t.data + offset * dtype_bytes(t.dtype);
@@ -586,7 +586,7 @@ class ReferenceRunner final : public CoreRunner {
           }
           v += static_cast<std::int64_t>(row);
         }
-        if (v < 0 || v >= decl.shape[d]) throw_out_of_bound(ir_, op.src, pid_, nest_.enclosing(at_), loop_, c, v, d, rank_);
+        if (v < 0 || v >= decl.shape[d]) throw_access_out_of_bound(op.src, c, v, d);
         offset += ir::storage_index(decl, d, v) * t.strides[d];
       }
       return load_element(t.data + offset * dtype_bytes(t.dtype), decl.dtype);
@@ -1005,6 +1005,11 @@ class ReferenceRunner final : public CoreRunner {
       }
       return value(fallback, c);
     });
+  }
+  /** err_tensor_access_out_of_bound: access `a` of the op running reaches `value` on dimension `dim` at tile coordinate `c`. */
+  [[noreturn]] void throw_access_out_of_bound(const ir::Access& a, std::span<const std::int64_t> c, std::int64_t value,
+                                              std::size_t dim) const {
+    throw_out_of_bound(ir_, a, pid_, nest_.enclosing(at_), loop_, c, value, dim, rank_);
   }
   void throw_gather_out_of_bound(const ir::GatherOp& op, std::int64_t index, std::int64_t limit) const {
     throw UserError("err_tensor_access_out_of_bound", ir_.name, op.loc,
