@@ -21,18 +21,24 @@
 #include "nki/compile_cache.h"
 #include "nki/nki.h"
 
+// Defined by the sanitizer runtimes a sanitized build links into the test binary; null otherwise.
+// Read at run time, not from a macro, so the asan lane can link the normal lane's test objects.
+extern "C" void __asan_init() __attribute__((weak));
+extern "C" void __tsan_init() __attribute__((weak));
+
 namespace test {
 
 /**
  * Under the sanitizer lanes (.ci/run), a test that repeats the code of another at a larger shape
- * is skipped (`* doctest::skip(test::sanitized_build)`): it finds nothing new there and costs
+ * is skipped (`* doctest::skip(test::sanitized_build())`): it finds nothing new there and costs
  * minutes under AddressSanitizer.
  */
-#ifdef NKI_SANITIZED_BUILD
-inline constexpr bool sanitized_build = true;
-#else
-inline constexpr bool sanitized_build = false;
-#endif
+inline bool sanitized_build() { return __asan_init != nullptr || __tsan_init != nullptr; }
+
+/** The `nki` command of the build tree this test binary belongs to (<build>/tests/nki_tests). */
+inline std::string nki_binary() {
+  return (std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "runtime" / "nki").string();
+}
 
 inline std::vector<float> random_floats(std::size_t n, std::uint32_t seed, float lo = -8.0f, float hi = 8.0f) {
   std::mt19937 rng(seed);

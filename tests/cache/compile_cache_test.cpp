@@ -44,16 +44,17 @@ fs::path version_root(const fs::path& dir) {
 
 /** Runs the nki binary with `args`, in the environment plus NKI_CACHE_DIR=dir; returns its exit status. */
 int run_nki(const std::vector<std::string>& args, const fs::path& dir, const std::string& out_file) {
+  const std::string binary = test::nki_binary();  // before the fork: the child only execs
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::setenv("NKI_CACHE_DIR", dir.c_str(), 1);
     const int fd = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(fd, 1);
     ::dup2(fd, 2);
-    std::vector<char*> argv{const_cast<char*>(NKI_BINARY)};
+    std::vector<char*> argv{const_cast<char*>(binary.c_str())};
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    ::execv(NKI_BINARY, argv.data());
+    ::execv(binary.c_str(), argv.data());
     ::_exit(127);
   }
   return pid;

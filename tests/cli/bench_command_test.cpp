@@ -256,7 +256,7 @@ TEST_CASE("nki bench - on a terminal, progress is one bar redrawn in place on st
   const std::string command = fmt::format(
       "NKI_CACHE_DIR='{}' '{}' bench tensor_add_tiled --sweep 'P=64,128;F=512' --shape 256x1024 --shape 256x1024 "
       "--iters 0 >/dev/null",
-      dir.file("cache"), NKI_BINARY);
+      dir.file("cache"), test::nki_binary());
   REQUIRE(std::system(fmt::format("script -qec \"{}\" '{}' >/dev/null 2>&1", command, log).c_str()) == 0);
   const std::string text = read_bytes(log);
   const std::string bar = "\r\x1b[2K[                              ] 0/2 P=64 F=512"

@@ -34,7 +34,7 @@ std::vector<std::string> rank_keys(const std::string& out) {
 
 // Eight MPMD compiles of the tutorial's kernel: the sanitizer lanes leave it out (the MPMD world
 // launch test covers the same code with four ranks).
-TEST_CASE("nki compile --mesh data=2,tensor=4: one artifact for 8 ranks in SPMD, 8 in MPMD" * doctest::skip(test::sanitized_build)) {
+TEST_CASE("nki compile --mesh data=2,tensor=4: one artifact for 8 ranks in SPMD, 8 in MPMD" * doctest::skip(test::sanitized_build())) {
   test::FreshCache cache;
   const clitest::CliResult s = run_cli(with(kTp, {"--mesh", "data=2,tensor=4", "--spmd"}));
   REQUIRE(s.status == 0);

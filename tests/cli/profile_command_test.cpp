@@ -196,7 +196,7 @@ TEST_CASE("nki profile --autotune - without a record it says so on stderr, as nk
   TempDir dir;
   const std::string command = fmt::format(
       "NKI_CACHE_DIR='{}' '{}' profile tensor_add_tiled --shape 256x1024 --shape 256x1024 --autotune >'{}' 2>'{}'",
-      dir.file("cache"), NKI_BINARY, dir.file("out"), dir.file("err"));
+      dir.file("cache"), test::nki_binary(), dir.file("out"), dir.file("err"));
   REQUIRE(std::system(command.c_str()) == 0);
   CHECK(read_bytes(dir.file("err")) ==
         "nki profile: tensor_add_tiled: no autotuned configuration (no record); using P=128 F=512\n");

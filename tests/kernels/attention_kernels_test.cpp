@@ -37,7 +37,7 @@ TEST_CASE("attention tutorial - every version matches softmax(q^T k) v^T in fp32
   }
 }
 
-TEST_CASE("attention tutorial - the tiled versions at seqlen 1024" * doctest::skip(test::sanitized_build)) {
+TEST_CASE("attention tutorial - the tiled versions at seqlen 1024" * doctest::skip(test::sanitized_build())) {
   // (v3 keeps a [128, 512] PSUM block per q tile and kv block in one array: at 1024 that is more
   // than PSUM's 16 KiB per partition, err_size_of_dimension_exceed_arch_limit.)
   for (const char* name : {"attn_fwd_v4", "attn_fwd_v8", "attn_fwd_v9", "attn_fwd_v11"}) {
@@ -67,7 +67,7 @@ TEST_CASE("attention tutorial - the launch checks the tutorial's asserts") {
 }
 
 TEST_CASE("attention tutorial - every version passes checked mode: no read of an element nothing wrote, no race" *
-          doctest::skip(test::sanitized_build)) {
+          doctest::skip(test::sanitized_build())) {
   for (const nk::AttentionVersion& a : nk::attention_versions()) {
     CAPTURE(std::string(a.name));
     const std::int64_t d = 128, n = a.min_seqlen;
@@ -84,7 +84,7 @@ TEST_CASE("attention tutorial - every version passes checked mode: no read of an
 }
 
 TEST_CASE("attention tutorial - v10 at seqlen 1024: the pipelined stages reuse their placed buffers" *
-          doctest::skip(test::sanitized_build)) {
+          doctest::skip(test::sanitized_build())) {
   // 8 q tiles on qk_sbuf's and sum_row_tiles' two tiles, 8 score blocks on scores_psum_t's 3 banks.
   const nk::AttentionVersion* a = nullptr;
   for (const nk::AttentionVersion& x : nk::attention_versions())

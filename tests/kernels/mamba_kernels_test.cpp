@@ -52,7 +52,7 @@ TEST_CASE("mamba - v1, v2 and v3 match the float64 reference and each other, one
   }
 }
 
-TEST_CASE("mamba - the tutorial's inputs: ones, and A = -1" * doctest::skip(test::sanitized_build)) {
+TEST_CASE("mamba - the tutorial's inputs: ones, and A = -1" * doctest::skip(test::sanitized_build())) {
   const nk::MambaDims d{1, 256, 512, 16};
   const nki::Shape sd{d.batch, d.channels, d.seq_len}, sb{d.batch, d.state_size, d.seq_len};
   auto ones = [](const nki::Shape& s, float v) {
@@ -76,7 +76,7 @@ TEST_CASE("mamba - v1 and v2 take any sequence length; misshapen inputs are refu
         "[batch, channels, seq_len] twice, [channels, state_size], then [batch, state_size, seq_len] twice");
 }
 
-TEST_CASE("mamba - v3's sequence tile is tunable, every size gives the same bits" * doctest::skip(test::sanitized_build)) {
+TEST_CASE("mamba - v3's sequence tile is tunable, every size gives the same bits" * doctest::skip(test::sanitized_build())) {
   const nk::MambaDims d{1, 128, 1024, 2};
   const Inputs in = random_inputs(d, 51);
   const nki::TunableKernel t = nk::mamba_v3_tunable();
