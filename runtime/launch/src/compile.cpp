@@ -70,7 +70,7 @@ CompileReport compile_world(const BoundLaunch& launch, const TracedKernel& trace
   const int ranks_per_chip = std::max(1, spec.cores_per_chip / options.lnc);
   for (int q = 0; q < n; ++q) {
     const auto i = static_cast<std::size_t>(q);
-    r.busy.push_back({first + q, p.keys[i], p.compiled[i], static_cast<std::int64_t>(ranks[i].instances.size())});
+    r.busy.push_back({first + q, p.key(i), p.compiled[i], static_cast<std::int64_t>(ranks[i].instances.size())});
     work.push_back({q, ranks[i].instances.to_vectors(), first + q, (first + q) / ranks_per_chip,
                     collective_shapes(plan, *traced.ir, first + q, ranks_per_chip)});
   }
@@ -109,7 +109,7 @@ CompileReport compile(const BoundLaunch& launch, const std::vector<Shape>& shape
   std::vector<sim::CoreWork> work;
   for (std::size_t c = 0; c < placed.size(); ++c) {
     if (placed[c].instances.empty()) continue;
-    r.busy.push_back({placed[c].nc, p.keys[c], p.compiled[c], static_cast<std::int64_t>(placed[c].instances.size())});
+    r.busy.push_back({placed[c].nc, p.key(c), p.compiled[c], static_cast<std::int64_t>(placed[c].instances.size())});
     // This process's core, on the chip it belongs to: the cores of each chip share that chip's HBM.
     const int local = placed[c].nc - world.rank() * chip_cores;
     work.push_back({local, placed[c].instances.to_vectors(), 0, local / std::max(1, spec.cores_per_chip)});

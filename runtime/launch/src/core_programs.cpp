@@ -36,7 +36,7 @@ CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& t
                                 const std::vector<std::shared_ptr<const TracedKernel>>& baked, const std::string& mesh) {
   CorePrograms out;
   out.programs.resize(cores.size());
-  out.keys.resize(cores.size());
+  out.key_of.resize(cores.size(), -1);
   out.compiled.resize(cores.size(), false);
   std::vector<ArtifactUse> uses;
   Communicator& world = communicator();
@@ -48,7 +48,7 @@ CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& t
       for (std::size_t c = 0; c < cores.size(); ++c) {
         if (cores[c].instances.empty()) continue;
         out.programs[c] = known->program;
-        out.keys[c] = known->key;
+        out.key_of[c] = 0;
       }
       out.distinct_keys.push_back(known->key);
       out.distinct_reused = 1;
@@ -70,10 +70,11 @@ CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& t
       }
       const CompileOutcome r = compiled_program_for(req);
       out.programs[c] = r.program;
-      out.keys[c] = r.key;
       out.compiled[c] = r.compiled;
       uses.push_back({traced.hash, r.key, global_core});
-      if (std::find(out.distinct_keys.begin(), out.distinct_keys.end(), r.key) == out.distinct_keys.end()) {
+      const auto known = std::find(out.distinct_keys.begin(), out.distinct_keys.end(), r.key);
+      out.key_of[c] = static_cast<int>(known - out.distinct_keys.begin());
+      if (known == out.distinct_keys.end()) {
         out.distinct_keys.push_back(r.key);
         (r.compiled ? out.distinct_compiled : out.distinct_reused) += 1;
       }
@@ -82,7 +83,7 @@ CorePrograms programs_for_cores(const std::string& kernel, const TracedKernel& t
   check_single_artifact(kernel, world_uses(world, uses));
   for (std::size_t c = 0; memoized && c < cores.size(); ++c) {
     if (!out.programs[c]) continue;
-    traced.memo->remember_program(target, layer_unroll_factor, generation, {out.programs[c], false, out.keys[c]});
+    traced.memo->remember_program(target, layer_unroll_factor, generation, {out.programs[c], false, out.key(c)});
     break;
   }
   return out;

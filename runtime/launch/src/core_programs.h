@@ -13,10 +13,13 @@ namespace nki {
 
 struct CorePrograms {
   std::vector<std::shared_ptr<const Program>> programs;  ///< per core (null where a core is idle)
-  std::vector<std::string> keys;                         ///< per core ("" where idle)
+  std::vector<int> key_of;                               ///< per core: its key's index in distinct_keys (-1 where idle)
   std::vector<bool> compiled;                            ///< per core: this call compiled its artifact
   int distinct_compiled = 0, distinct_reused = 0;
   std::vector<std::string> distinct_keys;                ///< in first-use order
+
+  /** Busy core c's cache key (an index, not a copy per core: SPMD cores all share one key). */
+  const std::string& key(std::size_t c) const { return distinct_keys.at(static_cast<std::size_t>(key_of.at(c))); }
 };
 
 /**

@@ -112,7 +112,7 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
     if (!c.instances.empty()) busy.push_back(&c);
 
   std::atomic<bool> stop{false};
-  std::vector<std::chrono::nanoseconds> took(busy.size());
+  std::vector<std::chrono::nanoseconds> took;  // per busy core, when timed
   auto at = [&](std::size_t i) { return static_cast<std::size_t>(busy[i] - cores.data()); };  // busy i's place in `cores`
   // Busy core i's instances on `runner`; false when another core's failure stopped them.
   auto run_instances = [&](std::size_t i, CoreRunner& runner) {
@@ -129,12 +129,13 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
     std::lock_guard lock(prints_mutex);
     prints.insert(prints.end(), std::make_move_iterator(mine.begin()), std::make_move_iterator(mine.end()));
   };
+  bool timed = true;  // whether `took` is measured (and remembered)
   auto run_core = [&](std::size_t i) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     std::unique_ptr<CoreRunner> runner = programs[at(i)]->bind(bindings);
     if (!run_instances(i, *runner)) return;
     keep_prints(*runner);
-    took[i] = std::chrono::steady_clock::now() - start;
+    if (timed) took[i] = std::chrono::steady_clock::now() - start;
   };
   if (busy.size() == 1) {  // one core: the calling thread is that core's thread (nothing to time)
     std::unique_ptr<CoreRunner> runner = programs[at(0)]->bind(bindings);
@@ -144,6 +145,9 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
   const std::optional<std::chrono::nanoseconds> beside = memo != nullptr ? memo->work_beside_longest_core() : std::nullopt;
   const bool short_cores = how == CoreThreads::automatic && beside && *beside < kHandOffCost;
   if (cores_meet == nullptr && (how == CoreThreads::caller || short_cores)) {
+    // Forced onto the caller, nothing needs their times; found short, they are timed now and then.
+    timed = short_cores && memo->retime_cores_on_caller();
+    if (timed) took.resize(busy.size());
     // Cores of one program without rank links also share one runner, as one core's instances
     // do: each instance starts from undefined on-chip memory either way (checked mode poisons
     // it per instance), so binding a runner per core would only cost its allocations.
@@ -153,6 +157,10 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
       if (one_runner) {
         std::unique_ptr<CoreRunner> runner = programs[at(0)]->bind(bindings);
         for (std::size_t i = 0; i < busy.size(); ++i) {
+          if (!timed) {
+            run_instances(i, *runner);
+            continue;
+          }
           const auto start = std::chrono::steady_clock::now();
           run_instances(i, *runner);
           took[i] = std::chrono::steady_clock::now() - start;
@@ -168,6 +176,7 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
   } else {
     // Several cores: each on a thread of its own, all at the same time, while the caller waits
     // (cores may wait for each other: core_barrier, sendrecv).
+    took.resize(busy.size());
     run_on_own_threads(busy.size(), [&](std::size_t i) {
       try {
         run_core(i);
@@ -183,7 +192,7 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
       }
     });
   }
-  if (memo == nullptr || stop) return;
+  if (memo == nullptr || stop || !timed) return;
   const std::chrono::nanoseconds all = std::accumulate(took.begin(), took.end(), std::chrono::nanoseconds{0});
   memo->remember_work_beside_longest_core(all - *std::max_element(took.begin(), took.end()));
 }

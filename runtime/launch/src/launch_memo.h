@@ -44,6 +44,14 @@ class LaunchMemo {
   std::optional<std::chrono::nanoseconds> work_beside_longest_core() const;
   void remember_work_beside_longest_core(std::chrono::nanoseconds t);
 
+  /**
+   * Whether a launch that runs its cores one after the other on the calling thread (because they
+   * were short) times them again: one in kRetimeEvery. Timing is two clock reads per core, a
+   * visible share of such a launch; now and then is enough to see the cores grow long.
+   */
+  bool retime_cores_on_caller() { return cores_on_caller_.fetch_add(1, std::memory_order_relaxed) % kRetimeEvery == 0; }
+  static constexpr std::uint32_t kRetimeEvery = 16;
+
  private:
   struct Memories {  // what check_capacity reads of a target
     std::string name;
@@ -63,6 +71,7 @@ class LaunchMemo {
   std::vector<Memories> fits_;
   std::vector<KnownProgram> programs_;
   std::atomic<std::int64_t> work_beside_longest_ns_{-1};
+  std::atomic<std::uint32_t> cores_on_caller_{0};
 };
 
 }  // namespace nki
