@@ -17,6 +17,8 @@
  *                                  number of elements, two threads. Counter GBps as above.
  *   matmul_over_openblas           the kernel and sgemm alternated in one loop: counter ratio =
  *                                  kernel GFLOP/s / OpenBLAS GFLOP/s on the same machine moment.
+ *   matmul_over_fma_peak           the kernel and the FMA ceiling alternated: ratio = the kernel's
+ *                                  share of the fp32 FMA peak at the same machine moment.
  *   softmax_over_stream /          the kernel and the STREAM add alternated: ratio = kernel GB/s /
  *   rmsnorm_over_stream            STREAM GB/s.
  * Each kernel is checked once against its host reference (allclose) before it is timed.
@@ -221,6 +223,30 @@ void matmul_over_openblas(benchmark::State& state) {
       state, [&] { benchmark::DoNotOptimize(k.launch(grid).run({in.lhsT, in.rhs})); }, [&] { sgemm(in, out); });
 }
 BENCHMARK(matmul_over_openblas)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(6);
+
+/**
+ * The kernel and the FMA ceiling (fp32_fma_peak_2threads) alternated in one loop: ratio = the
+ * kernel's GFLOP/s as a fraction of the peak's at the same machine moment (the two run apart can
+ * meet different moments: the peak moved 374-456 GFLOP/s over a day here).
+ */
+void matmul_over_fma_peak(benchmark::State& state) {
+  const MatmulInputs& in = matmul_inputs();
+  const nki::GridSpec grid = nk::matmul_fully_optimized_grid({in.lhsT.shape(), in.rhs.shape()}, nk::MatmulBlocks{}, 2);
+  const nki::Kernel k = nk::matmul_fully_optimized(nk::MatmulBlocks{});
+  constexpr std::int64_t kRounds = 20'000'000;
+  nki_bench::PersistentThreads threads(2);
+  float sink[2] = {0, 0};
+  const double peak_flops = 2.0 * kRounds * nki_bench::kFmaChainFlops;
+  const double matmul_flops = 2.0 * kMatmulSize * kMatmulSize * kMatmulSize;
+  nki_bench::alternate(
+      state, [&] { benchmark::DoNotOptimize(k.launch(grid).run({in.lhsT, in.rhs})); },
+      [&] {
+        threads.run([&](int t) { sink[t] += nki_bench::fma_chains(kRounds); });
+        benchmark::DoNotOptimize(sink);
+      },
+      peak_flops / matmul_flops);
+}
+BENCHMARK(matmul_over_fma_peak)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(6);
 
 /** A row kernel against the STREAM add on as many elements: ratio of GB/s (bytes each moves per element). */
 void row_kernel_over_stream(benchmark::State& state, const nki::Kernel& k, const std::vector<nki::Tensor>& args) {
