@@ -49,7 +49,8 @@ TEST_CASE("cli: SIGINT during a launch stops every core, writes nothing and exit
 
   // The launch has begun once the second core's thread exists (the caller runs the first core;
   // the reference executor starts no other threads). Then interrupt it. Reading the 256 MiB of
-  // inputs takes ~9 s here; under ThreadSanitizer half of them took ~50 s.
+  // inputs took ~9 s here before nki mapped them and used huge pages, ~3 s since; under
+  // ThreadSanitizer half of them took ~50 s.
   const auto start = std::chrono::steady_clock::now();
   const auto patience = std::chrono::seconds(test::sanitized_build() ? 600 : 120);
   while (threads_of(pid) < 2 && std::chrono::steady_clock::now() - start < patience) {

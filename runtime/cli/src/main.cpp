@@ -2,12 +2,14 @@
 #include <iostream>
 #include <optional>
 
+#include "cli/huge_pages.h"
 #include "nki/cli.h"
 #include "nki/error.h"
 #include "nki/kernels.h"
 #include "nki/mpi_world.h"
 
 int main(int argc, char** argv) {
+  nki::cli::restart_with_huge_pages(argv);  // before anything else: glibc reads its tunables at start
   // Started by mpirun: one rank of an MPI world, whose size is MPI's.
   std::optional<nki::MpiWorld> mpi;
   if (nki::MpiWorld::launched_by_mpirun()) {

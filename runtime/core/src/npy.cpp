@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "file_bytes.h"
 #include "nki/error.h"
 #include "nki/simulator/host_memory.h"
 
@@ -101,11 +102,10 @@ NpyArray read_npy(const std::string& path) {
                     fmt::format("{}: reading the file needs {} bytes, more than the host's {} bytes of memory", path,
                                 size, sim::host_memory_bytes()));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) bad(path, "cannot open the file for reading");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) bad(path, "cannot read the file");
-  return parse_npy(bytes, path);
+  const FileBytes file(path);
+  if (!file.opened()) bad(path, "cannot open the file for reading");
+  if (!file.complete()) bad(path, "cannot read the file");
+  return parse_npy(file.bytes(), path);
 }
 
 NpyArray parse_npy(std::string_view bytes, const std::string& path) {
