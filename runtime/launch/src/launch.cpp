@@ -96,7 +96,8 @@ constexpr std::chrono::microseconds kHandOffCost{5};
  * so does an interrupt request (nki::Interrupted). Every core's thread has returned
  * before this does.
  *
- * With CoreThreads::caller, or automatic when the last launch of this traced kernel (`memo`)
+ * With CoreThreads::caller, or automatic when the last timed launch of this traced kernel
+ * (`memo`: threaded launches always, those on the caller one in LaunchMemo::kRetimeEvery)
  * found the cores beside the longest-running one busy for less than kHandOffCost together,
  * they run one after the other on the calling thread instead: an order the threads could also
  * have run them in. Cores that meet (core_barrier, sendrecv) always run at once.
