@@ -8,7 +8,6 @@
 #include <cstring>
 #include <limits>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "file_bytes.h"

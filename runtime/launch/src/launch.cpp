@@ -139,8 +139,8 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
     if (timed) took[i] = std::chrono::steady_clock::now() - start;
   };
   if (busy.size() == 1) {  // one core: the calling thread is that core's thread (nothing to time)
-    std::unique_ptr<CoreRunner> runner = programs[at(0)]->bind(bindings);
-    if (run_instances(0, *runner)) keep_prints(*runner);
+    timed = false;
+    run_core(0);
     return;
   }
   const std::optional<std::chrono::nanoseconds> beside = memo != nullptr ? memo->work_beside_longest_core() : std::nullopt;
@@ -158,13 +158,9 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
       if (one_runner) {
         std::unique_ptr<CoreRunner> runner = programs[at(0)]->bind(bindings);
         for (std::size_t i = 0; i < busy.size(); ++i) {
-          if (!timed) {
-            run_instances(i, *runner);
-            continue;
-          }
-          const auto start = std::chrono::steady_clock::now();
+          const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
           run_instances(i, *runner);
-          took[i] = std::chrono::steady_clock::now() - start;
+          if (timed) took[i] = std::chrono::steady_clock::now() - start;
         }
         keep_prints(*runner);
       } else {

@@ -26,9 +26,10 @@ const char* executor_name(Executor e);
 
 /** How a launch runs several busy cores on the host (LaunchOptions::core_threads). */
 enum class CoreThreads {
-  /// Each on a thread of its own, unless this trace's last such launch found the cores beside
-  /// the longest-running one busy for less than a hand-off to a thread costs (a few microseconds):
-  /// then one after the other on the calling thread.
+  /// Each on a thread of its own, unless this trace's last timed such launch (every one on
+  /// threads, every 16th on the calling thread) found the cores beside the longest-running one
+  /// busy for less than a hand-off to a thread costs (a few microseconds): then one after the
+  /// other on the calling thread.
   automatic,
   threads,  ///< always each on a thread of its own, all at once
   caller,   ///< always one after the other on the calling thread
