@@ -14,12 +14,30 @@ namespace {
 
 std::string pid_str(std::span<const std::int64_t> pid) { return fmt::format("[{}]", fmt::join(pid, ",")); }
 
-/// Longest batch a core hands to its runner at once; bounds how late a stop request is seen.
-constexpr std::size_t kMaxBatch = 64;
-
 }  // namespace
 
 std::string CoreName::str() const { return fmt::format("{}{}", prefix, number); }
+
+bool run_instance_batch(const std::string& kernel, CoreRunner& runner, const InstanceIds& ids, std::size_t first,
+                        std::size_t count, CoreName who, std::atomic<bool>& stop) {
+  if (stop.load(std::memory_order_relaxed)) return false;
+  if (interrupt_requested()) {
+    stop = true;
+    throw Interrupted(fmt::format("the launch of {} was interrupted: {} stopped before instance {}", kernel, who.str(),
+                                  pid_str(ids.id(first))));
+  }
+  try {
+    runner.run_batch(ids.id(first), static_cast<std::int64_t>(count));
+  } catch (const InternalError& e) {
+    stop = true;
+    throw InternalError(fmt::format("{} instance{} {}{}: {}", who.str(), count > 1 ? "s" : "", pid_str(ids.id(first)),
+                                    count > 1 ? ".." + pid_str(ids.id(first + count - 1)) : "", e.detail()));
+  } catch (...) {
+    stop = true;
+    throw;
+  }
+  return true;
+}
 
 bool run_core_instances(const std::string& kernel, CoreRunner& runner,
                         const InstanceIds& ids, CoreName who,
@@ -29,23 +47,8 @@ bool run_core_instances(const std::string& kernel, CoreRunner& runner,
   const std::span<const std::uint32_t> runs = ids.runs();
   for (std::size_t r = 0; i < ids.size();) {
     if (left == 0) left = runs[r++];
-    if (stop.load(std::memory_order_relaxed)) return false;
-    if (interrupt_requested()) {
-      stop = true;
-      throw Interrupted(fmt::format("the launch of {} was interrupted: {} stopped before instance {}", kernel, who.str(),
-                                    pid_str(ids.id(i))));
-    }
     const std::size_t n = std::min(left, kMaxBatch);
-    try {
-      runner.run_batch(ids.id(i), static_cast<std::int64_t>(n));
-    } catch (const InternalError& e) {
-      stop = true;
-      throw InternalError(fmt::format("{} instance{} {}{}: {}", who.str(), n > 1 ? "s" : "", pid_str(ids.id(i)),
-                                      n > 1 ? ".." + pid_str(ids.id(i + n - 1)) : "", e.detail()));
-    } catch (...) {
-      stop = true;
-      throw;
-    }
+    if (!run_instance_batch(kernel, runner, ids, i, n, who, stop)) return false;
     i += n;
     left -= n;
   }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,6 +18,18 @@ struct CoreName {
   std::int64_t number;
   std::string str() const;
 };
+
+/// Longest batch a core hands to its runner at once; bounds how late a stop request is seen.
+inline constexpr std::size_t kMaxBatch = 64;
+
+/**
+ * Runs instances first .. first + count - 1 of `ids` (consecutive ids of one run) on `runner`.
+ * False without running them when `stop` is set; throws nki::Interrupted (setting `stop`) when
+ * an interrupt was requested; a failure sets `stop` and is rethrown, an nki::InternalError with
+ * `who` and the instances.
+ */
+bool run_instance_batch(const std::string& kernel, CoreRunner& runner, const InstanceIds& ids, std::size_t first,
+                        std::size_t count, CoreName who, std::atomic<bool>& stop);
 
 /**
  * Runs `instances` on `runner` in runs of consecutive ids (at most 64 at once). Before each

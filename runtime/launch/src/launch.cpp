@@ -31,6 +31,7 @@
 #include "core_run.h"
 #include "launch_checks.h"
 #include "launch_memo.h"
+#include "shared_batches.h"
 #include "launch_tensors.h"
 #include "nki/trace.h"
 #include "core/program.h"
@@ -145,15 +146,17 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
   }
   const std::optional<std::chrono::nanoseconds> beside = memo != nullptr ? memo->work_beside_longest_core() : std::nullopt;
   const bool short_cores = how == CoreThreads::automatic && beside && *beside < kHandOffCost;
+  // Cores of one program without rank links run alike on any runner: each instance starts from
+  // undefined on-chip memory either way (checked mode poisons it per instance).
+  bool one_program = true;
+  for (std::size_t i = 0; i < busy.size(); ++i) one_program = one_program && programs[at(i)] == programs[at(0)] && links[at(i)] == nullptr;
   if (cores_meet == nullptr && (how == CoreThreads::caller || short_cores)) {
     // Forced onto the caller, nothing needs their times; found short, they are timed now and then.
     timed = short_cores && memo->retime_cores_on_caller();
     if (timed) took.resize(busy.size());
-    // Cores of one program without rank links also share one runner, as one core's instances
-    // do: each instance starts from undefined on-chip memory either way (checked mode poisons
-    // it per instance), so binding a runner per core would only cost its allocations.
-    bool one_runner = true;
-    for (std::size_t i = 0; i < busy.size(); ++i) one_runner = one_runner && programs[at(i)] == programs[at(0)] && links[at(i)] == nullptr;
+    // Such cores also share one runner, as one core's instances do: binding a runner per core
+    // would only cost its allocations.
+    const bool one_runner = one_program;
     try {
       if (one_runner) {
         std::unique_ptr<CoreRunner> runner = programs[at(0)]->bind(bindings);
@@ -172,11 +175,29 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
     }
   } else {
     // Several cores: each on a thread of its own, all at the same time, while the caller waits
-    // (cores may wait for each other: core_barrier, sendrecv).
+    // (cores may wait for each other: core_barrier, sendrecv). Cores that never meet share out
+    // their batches (SharedBatches): the launch ends when the work does, not when the thread
+    // that started last or ran on the slower CPU does.
     took.resize(busy.size());
+    std::optional<SharedBatches> shared;
+    if (cores_meet == nullptr && one_program) {
+      std::vector<SharedCore> sharing;
+      for (const CoreSchedule* c : busy) sharing.push_back({&c->instances, CoreName{"NC", c->nc}});
+      shared.emplace(sharing);
+    }
+    auto run_shared = [&](std::size_t t) {
+      const auto start = std::chrono::steady_clock::now();
+      std::unique_ptr<CoreRunner> runner = programs[at(0)]->bind(bindings);
+      if (!shared->run(t, kernel, *runner, stop)) return;
+      keep_prints(*runner);
+      took[t] = std::chrono::steady_clock::now() - start;
+    };
     run_on_own_threads(busy.size(), [&](std::size_t i) {
       try {
-        run_core(i);
+        if (shared)
+          run_shared(i);
+        else
+          run_core(i);
       } catch (const RankStopped&) {  // the other core failed: its error is the launch's
         stop = true;
       } catch (const std::exception& e) {
