@@ -154,11 +154,10 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
     // Forced onto the caller, nothing needs their times; found short, they are timed now and then.
     timed = short_cores && memo->retime_cores_on_caller();
     if (timed) took.resize(busy.size());
-    // Such cores also share one runner, as one core's instances do: binding a runner per core
-    // would only cost its allocations.
-    const bool one_runner = one_program;
     try {
-      if (one_runner) {
+      // Such cores also share one runner, as one core's instances do: binding a runner per core
+      // would only cost its allocations.
+      if (one_program) {
         std::unique_ptr<CoreRunner> runner = programs[at(0)]->bind(bindings);
         for (std::size_t i = 0; i < busy.size(); ++i) {
           const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
