@@ -29,7 +29,11 @@ struct DevicePrint {
 
 class RankLink;  // core/rank_link.h
 
-/** Runs instances on one NeuronCore. Not shared between cores. */
+/**
+ * Runs instances, one batch at a time on one thread. A launch binds one per thread that runs
+ * instances: cores that never meet may share one (cores on the calling thread) or have their
+ * instances spread over several (threads sharing out batches, launch/src/shared_batches.h).
+ */
 class CoreRunner {
  public:
   virtual ~CoreRunner() = default;
