@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 
 #include "nki/error.h"
 #include "nki/interrupt.h"
@@ -42,17 +41,9 @@ bool run_instance_batch(const std::string& kernel, CoreRunner& runner, const Ins
 bool run_core_instances(const std::string& kernel, CoreRunner& runner,
                         const InstanceIds& ids, CoreName who,
                         std::atomic<bool>& stop) {
-  // Each run of consecutive ids (InstanceIds::runs) in batches of at most kMaxBatch.
-  std::size_t i = 0, left = 0;  // the next instance; what is left of its run
-  const std::span<const std::uint32_t> runs = ids.runs();
-  for (std::size_t r = 0; i < ids.size();) {
-    if (left == 0) left = runs[r++];
-    const std::size_t n = std::min(left, kMaxBatch);
-    if (!run_instance_batch(kernel, runner, ids, i, n, who, stop)) return false;
-    i += n;
-    left -= n;
-  }
-  return true;
+  return for_each_batch(ids, [&](std::size_t first, std::size_t count) {
+    return run_instance_batch(kernel, runner, ids, first, count, who, stop);
+  });
 }
 
 }  // namespace nki

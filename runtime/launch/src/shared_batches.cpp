@@ -1,8 +1,6 @@
 /** \file Several cores' instances shared out between the threads that run them. */
 #include "shared_batches.h"
 
-#include <algorithm>
-
 namespace nki {
 
 SharedBatches::SharedBatches(std::span<const SharedCore> cores)
@@ -10,16 +8,10 @@ SharedBatches::SharedBatches(std::span<const SharedCore> cores)
   for (std::size_t c = 0; c < cores.size(); ++c) {
     Core& core = cores_[c];
     core.core = cores[c];
-    const InstanceIds& ids = *cores[c].instances;
-    std::uint32_t i = 0;
-    for (const std::uint32_t run : ids.runs()) {
-      for (std::uint32_t left = run; left > 0;) {
-        const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(left, kMaxBatch));
-        core.batches.push_back({i, n});
-        i += n;
-        left -= n;
-      }
-    }
+    for_each_batch(*cores[c].instances, [&](std::size_t first, std::size_t count) {
+      core.batches.push_back({static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(count)});
+      return true;
+    });
     core.ends.store(static_cast<std::uint64_t>(core.batches.size()) << 32, std::memory_order_relaxed);
   }
 }

@@ -23,8 +23,8 @@ struct SharedCore {
 };
 
 /**
- * The instances of several cores cut into batches as run_core_instances cuts them (runs of
- * consecutive ids, at most kMaxBatch at once), one thread per core. Thread t takes core t's
+ * The instances of several cores cut into batches as run_core_instances cuts them
+ * (for_each_batch), one thread per core. Thread t takes core t's
  * batches from the front; when none is left it takes the other cores' from their backs, so a
  * thread that started late or runs on a slower (or shared) CPU leaves its last batches to the
  * others instead of holding the launch up. Only for cores that never meet (no core_barrier,
