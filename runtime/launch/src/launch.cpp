@@ -132,10 +132,12 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
     prints.insert(prints.end(), std::make_move_iterator(mine.begin()), std::make_move_iterator(mine.end()));
   };
   bool timed = true;  // whether `took` is measured (and remembered)
+  std::optional<SharedBatches> shared;  // cores on threads sharing out their batches
+  // Busy core i's thread: its own instances, or with `shared` whichever batches it takes.
   auto run_core = [&](std::size_t i) {
     const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     std::unique_ptr<CoreRunner> runner = programs[at(i)]->bind(bindings);
-    if (!run_instances(i, *runner)) return;
+    if (!(shared ? shared->run(i, kernel, *runner, stop) : run_instances(i, *runner))) return;
     keep_prints(*runner);
     if (timed) took[i] = std::chrono::steady_clock::now() - start;
   };
@@ -178,25 +180,14 @@ void run_on_cores(const std::string& kernel, const std::vector<std::shared_ptr<c
     // their batches (SharedBatches): the launch ends when the work does, not when the thread
     // that started last or ran on the slower CPU does.
     took.resize(busy.size());
-    std::optional<SharedBatches> shared;
     if (cores_meet == nullptr && one_program) {
       std::vector<SharedCore> sharing;
       for (const CoreSchedule* c : busy) sharing.push_back({&c->instances, CoreName{"NC", c->nc}});
       shared.emplace(sharing);
     }
-    auto run_shared = [&](std::size_t t) {
-      const auto start = std::chrono::steady_clock::now();
-      std::unique_ptr<CoreRunner> runner = programs[at(0)]->bind(bindings);
-      if (!shared->run(t, kernel, *runner, stop)) return;
-      keep_prints(*runner);
-      took[t] = std::chrono::steady_clock::now() - start;
-    };
     run_on_own_threads(busy.size(), [&](std::size_t i) {
       try {
-        if (shared)
-          run_shared(i);
-        else
-          run_core(i);
+        run_core(i);
       } catch (const RankStopped&) {  // the other core failed: its error is the launch's
         stop = true;
       } catch (const std::exception& e) {
