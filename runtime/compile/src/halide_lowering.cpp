@@ -793,23 +793,30 @@ class KernelBuilder {
   };
 
   /**
-   * A read of a tensor the kernel writes needs no snapshot when the ops right after it (no loop
-   * boundary, no write of that tensor in between) are its only readers and all computed into
-   * scratch (matmul, transpose, reduce): they read it before anything can change it. The matmul
-   * operands of NKI's blocked kernels are such reads.
+   * A read of a tensor the kernel writes needs no snapshot when every op that uses its value runs
+   * before anything can change the tensor (no loop boundary, no write of it in between): ops
+   * computed into scratch (matmul, transpose, reduce) read it where they stand, and elementwise
+   * ops of the tile's shape are inlined into their own readers, which must then run before any
+   * write too. The one write allowed to use the value is the store of an update in place
+   * (`acc[i] = acc[i] + x`: update_in_place), the last use. NKI's blocked kernels read their
+   * matmul operands and their SBUF accumulators so.
    */
-  static bool read_in_place(const ir::KernelIR& k, std::size_t at, const ir::LoadOp& load) {
-    int readers = 0;
-    for (const ir::Op& op : k.body) {
-      for (int t : ir::tiles_read(op)) readers += t == load.result;
-    }
+  bool read_in_place(std::size_t at, const ir::LoadOp& load) const {
+    const ir::KernelIR& k = *ir_;
+    // Tiles whose value is the read's (inlined from it), and the reads of them still to come.
+    std::vector<bool> from_read(k.tiles.size(), false);
+    from_read[static_cast<std::size_t>(load.result)] = true;
+    int pending = reads_[static_cast<std::size_t>(load.result)];
     // A write of any tensor sharing the read one's storage (a reshape / view(dtype)) changes it.
     const int read = ir::storage_of(k, load.src.tensor);
     const auto same = [&](int tensor) { return ir::storage_of(k, tensor) == read; };
-    for (std::size_t i = at + 1; i < k.body.size() && readers > 0; ++i) {
+    for (std::size_t i = at + 1; i < k.body.size() && pending > 0; ++i) {
       const ir::Op& op = k.body[i];
       if (ir::is_loop_marker(op)) return false;
-      if (const auto* s = std::get_if<ir::StoreOp>(&op); s && same(s->dst.tensor)) return false;
+      int here = 0;
+      for (int t : ir::tiles_read(op)) here += from_read[static_cast<std::size_t>(t)];
+      if (const auto* s = std::get_if<ir::StoreOp>(&op); s && same(s->dst.tensor))
+        return here > 0 && here == pending && update_in_place(load, *s);
       if (const auto* a = std::get_if<ir::AllocOp>(&op); a && same(a->tensor)) return false;
       if (const auto* r = std::get_if<ir::RegisterOp>(&op); r && r->kind == ir::RegisterOp::Kind::store && same(r->mem.tensor))
         return false;
@@ -818,12 +825,62 @@ class KernelBuilder {
           c && (ir::meets_cores(*c) || std::any_of(c->dsts.begin(), c->dsts.end(), same) ||
                 (ir::writes_metadata(*c) && same(c->metadata))))
         return false;
-      int here = 0;
-      for (int t : ir::tiles_read(op)) here += t == load.result;
-      if (here > 0 && !is_materialized_kind(op)) return false;
-      readers -= here;
+      if (here == 0) continue;
+      if (!is_materialized_kind(op) && !std::holds_alternative<ir::StoreOp>(op)) {
+        const int t = elementwise_result(op, from_read);
+        if (t < 0) return false;
+        from_read[static_cast<std::size_t>(t)] = true;
+        pending += reads_[static_cast<std::size_t>(t)];
+      }
+      pending -= here;
     }
-    return readers == 0;
+    return pending == 0;
+  }
+
+  /**
+   * The tile an elementwise op (binary, activation, select) makes, when each tile of `from_read`
+   * it reads has the result's shape (element i of the result reads element i of it, no broadcast);
+   * else -1.
+   */
+  int elementwise_result(const ir::Op& op, const std::vector<bool>& from_read) const {
+    const ir::KernelIR& k = *ir_;
+    if (!std::holds_alternative<ir::BinaryOp>(op) && !std::holds_alternative<ir::ActivationOp>(op) &&
+        !std::holds_alternative<ir::SelectOp>(op))
+      return -1;
+    const int t = ir::tile_defined(op);
+    const Shape& shape = k.tiles[static_cast<std::size_t>(t)].shape;
+    for (int r : ir::tiles_read(op))
+      if (from_read[static_cast<std::size_t>(r)] && k.tiles[static_cast<std::size_t>(r)].shape != shape) return -1;
+    return t;
+  }
+
+  /**
+   * Whether `store` writes back exactly the elements `load` read, each once: the same tensor and
+   * access, neither masked nor indirect, and distinct tile elements at distinct addresses. Its
+   * value is then computed per element from that element's own value, which is what the
+   * snapshot would have given it: element by element, the read comes before the write.
+   */
+  bool update_in_place(const ir::LoadOp& load, const ir::StoreOp& store) const {
+    const ir::Access& a = load.src;
+    const ir::Access& b = store.dst;
+    if (a.tensor != b.tensor || a.indices != b.indices || a.shape != b.shape) return false;
+    if (!load.mask.empty() || !store.mask.empty() || load.index_tile >= 0 || store.index_tile >= 0 || store.atomic)
+      return false;
+    const ir::TensorDecl& t = ir_->tensors[static_cast<std::size_t>(b.tensor)];
+    if (t.view_of >= 0 || ir::storage_shape(t) != t.shape) return false;  // no wrapped blocks sharing memory
+    std::vector<std::pair<std::int64_t, std::int64_t>> dims;  // (|stride|, extent) of the tile's axes
+    const Step placed = store_step(store, storage_strides(store));
+    for (std::size_t q = 0; q + 1 < placed.out_dims.size(); ++q) {  // the last is the batch
+      const auto& d = placed.out_dims[q];
+      if (d.extent > 1) dims.emplace_back(std::abs(static_cast<std::int64_t>(d.stride)), d.extent);
+    }
+    std::sort(dims.begin(), dims.end());
+    std::int64_t span = 1;  // the addresses the smaller-stride axes cover
+    for (const auto& [stride, extent] : dims) {
+      if (stride < span) return false;
+      span = stride * extent;
+    }
+    return true;
   }
 
   /**
@@ -907,7 +964,7 @@ class KernelBuilder {
       if (const auto* l = std::get_if<ir::LoadOp>(&op)) {
         const ir::TensorDecl& src = k.tensors[static_cast<std::size_t>(l->src.tensor)];
         if ((stores[static_cast<std::size_t>(l->src.tensor)] > 0 || ir::is_per_instance(src.memory)) &&
-            !read_in_place(k, i, *l))
+            !read_in_place(i, *l))
           m[static_cast<std::size_t>(t)] = true;
       }
     }

@@ -13,9 +13,11 @@ namespace nki {
 /// Bumped whenever the lowering changes what an artifact computes, how it is called or the code it
 /// runs (10: a bf16 tile stored into bf16 moves its bits; a canonical-NaN value narrows to bf16
 /// without a NaN test; 11: stores into large HBM outputs stream; 12: `psum += matmul` is one
-/// step; 13: that step's column blocks outermost, the moving operand widened per column block):
-/// part of the cache key, so a cache directory never serves an artifact of an older lowering.
-inline constexpr int kLoweringRevision = 13;
+/// step; 13: that step's column blocks outermost, the moving operand widened per column block;
+/// 14: reads used only by elementwise ops before the tensor's next write, and updates in place,
+/// take no snapshot): part of the cache key, so a cache directory never serves an artifact of an
+/// older lowering.
+inline constexpr int kLoweringRevision = 14;
 
 /// Buffers, program ids and loop variables one compiled step may take.
 inline constexpr std::size_t kMaxStepArgs = 64;
