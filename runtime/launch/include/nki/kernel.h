@@ -79,7 +79,9 @@ struct UnwrittenElements {
 struct LaunchResult {
   std::vector<Tensor> outputs;
   GridSpec grid;
-  std::vector<CoreSchedule> cores;  ///< instances each core ran, in its run order
+  /// Instances each simulated core ran, in its order (on the host a thread may run another
+  /// core's last batches: CoreThreads).
+  std::vector<CoreSchedule> cores;
   int compiled = 0;                 ///< distinct artifacts this launch compiled
   int reused = 0;                   ///< distinct artifacts it found compiled (in memory or the cache directory)
   std::vector<std::string> artifact_keys;  ///< distinct cache keys the cores used
