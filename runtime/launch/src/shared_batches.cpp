@@ -16,21 +16,13 @@ SharedBatches::SharedBatches(std::span<const SharedCore> cores)
   }
 }
 
-std::optional<SharedBatches::Batch> SharedBatches::Core::take_front() {
+std::optional<SharedBatches::Batch> SharedBatches::Core::take(bool from_back) {
   std::uint64_t v = ends.load(std::memory_order_relaxed);
   for (;;) {
     const auto front = static_cast<std::uint32_t>(v), back = static_cast<std::uint32_t>(v >> 32);
     if (front >= back) return std::nullopt;
-    if (ends.compare_exchange_weak(v, v + 1, std::memory_order_relaxed)) return batches[front];
-  }
-}
-
-std::optional<SharedBatches::Batch> SharedBatches::Core::take_back() {
-  std::uint64_t v = ends.load(std::memory_order_relaxed);
-  for (;;) {
-    const auto front = static_cast<std::uint32_t>(v), back = static_cast<std::uint32_t>(v >> 32);
-    if (front >= back) return std::nullopt;
-    if (ends.compare_exchange_weak(v, v - (std::uint64_t{1} << 32), std::memory_order_relaxed)) return batches[back - 1];
+    if (ends.compare_exchange_weak(v, from_back ? v - (std::uint64_t{1} << 32) : v + 1, std::memory_order_relaxed))
+      return batches[from_back ? back - 1 : front];
   }
 }
 
@@ -39,11 +31,11 @@ bool SharedBatches::run(std::size_t t, const std::string& kernel, CoreRunner& ru
     return run_instance_batch(kernel, runner, *c.core.instances, b.first, b.count, c.core.who, stop);
   };
   Core& own = cores_[t];
-  while (const std::optional<Batch> b = own.take_front())
+  while (const std::optional<Batch> b = own.take(false))
     if (!run_batch(own, *b)) return false;
   for (std::size_t k = 1; k < count_; ++k) {
     Core& other = cores_[(t + k) % count_];
-    while (const std::optional<Batch> b = other.take_back())
+    while (const std::optional<Batch> b = other.take(true))
       if (!run_batch(other, *b)) return false;
   }
   return !stop.load(std::memory_order_relaxed);  // another thread's failure may have ended its batches

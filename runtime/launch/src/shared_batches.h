@@ -51,8 +51,8 @@ class SharedBatches {
     SharedCore core;
     std::vector<Batch> batches;
     std::atomic<std::uint64_t> ends{0};  // front in the low 32 bits, back in the high
-    std::optional<Batch> take_front();
-    std::optional<Batch> take_back();
+    /** The first untaken batch, or with `from_back` the last; none when all are taken. */
+    std::optional<Batch> take(bool from_back);
   };
   std::unique_ptr<Core[]> cores_;
   std::size_t count_ = 0;
