@@ -186,6 +186,20 @@ inline std::string read_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
+/**
+ * Runs `k` ungridded on the compiled executor (loops unrolled by `unroll`) and on the interpreter,
+ * requires the same bits in every output, and returns the compiled launch.
+ */
+inline nki::LaunchResult same_bits_on_both(const nki::Kernel& k, const std::vector<nki::Tensor>& args, int unroll = 1) {
+  nki::LaunchOptions compiled{nki::Executor::halide};
+  compiled.layer_unroll_factor = unroll;
+  const nki::LaunchResult h = k.launch(nki::GridSpec{}).with(compiled).run(args);
+  const nki::LaunchResult r = k.launch(nki::GridSpec{}).with({nki::Executor::reference}).run(args);
+  REQUIRE(h.outputs.size() == r.outputs.size());
+  for (std::size_t i = 0; i < h.outputs.size(); ++i) CHECK(first_difference(h.outputs[i], r.outputs[i]) == -1);
+  return h;
+}
+
 /** The plan.json of the one artifact a launch ran (its entry in the compile cache). */
 inline std::string plan_of(const nki::LaunchResult& r) {
   REQUIRE(r.artifact_keys.size() == 1);

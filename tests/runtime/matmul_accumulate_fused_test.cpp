@@ -82,16 +82,6 @@ std::vector<float> operand(std::int64_t n, unsigned seed, bool specials) {
   return v;
 }
 
-/** Runs `k` on both executors (the compiled one with loops unrolled by `unroll`) and requires the same bits. */
-nki::LaunchResult same_bits(const nki::Kernel& k, const std::vector<nki::Tensor>& args, int unroll = 1) {
-  nki::LaunchOptions compiled{nki::Executor::halide};
-  compiled.layer_unroll_factor = unroll;
-  const nki::LaunchResult h = k.launch(nki::GridSpec{}).with(compiled).run(args);
-  const nki::LaunchResult r = k.launch(nki::GridSpec{}).with({nki::Executor::reference}).run(args);
-  CHECK(test::first_difference(h.outputs.at(0), r.outputs.at(0)) == -1);
-  return h;
-}
-
 }  // namespace
 
 TEST_CASE("psum += matmul is one step, bit for bit the interpreter's, specials included") {
@@ -101,7 +91,7 @@ TEST_CASE("psum += matmul is one step, bit for bit the interpreter's, specials i
     const nki::Tensor rhs = nki::Tensor::from_floats({kK, kN}, nl::float32, operand(kK * kN, 2, specials));
     for (bool read_twice : {false, true}) {
       CAPTURE(read_twice);
-      const nki::LaunchResult h = same_bits(accumulate_kernel(read_twice), {lhsT, rhs});
+      const nki::LaunchResult h = test::same_bits_on_both(accumulate_kernel(read_twice), {lhsT, rhs});
       const std::vector<float> got = h.outputs.at(0).to_floats();
       const auto nan = std::count_if(got.begin(), got.end(), [](float x) { return std::isnan(x); });
       const auto finite = std::count_if(got.begin(), got.end(), [](float x) { return std::isfinite(x); });
@@ -122,7 +112,7 @@ TEST_CASE("psum += matmul fused into a PSUM slice at a loop's offset, rolled and
   const nki::Tensor rhs = nki::Tensor::from_floats({kK, 2 * kN}, nl::float32, operand(kK * 2 * kN, 4, false));
   for (int unroll : {1, 2}) {
     CAPTURE(unroll);
-    const nki::LaunchResult h = same_bits(sliced_kernel(), {lhsT, rhs}, unroll);
+    const nki::LaunchResult h = test::same_bits_on_both(sliced_kernel(), {lhsT, rhs}, unroll);
     // Both halves written: no element is still PSUM's zero.
     const std::vector<float> got = h.outputs.at(0).to_floats();
     CHECK(std::count(got.begin(), got.end(), 0.0f) == 0);
@@ -148,7 +138,7 @@ TEST_CASE("psum += an isa::nc_matmul double_row fuses too and matches the interp
   const std::int64_t K = 64;
   const nki::Tensor st = nki::Tensor::from_floats({K, 2, kM}, nl::float8_e4m3, operand(K * 2 * kM, 5, false));
   const nki::Tensor mv = nki::Tensor::from_floats({K, 2, kN}, nl::float8_e4m3, operand(K * 2 * kN, 6, false));
-  const nki::LaunchResult h = same_bits(k, {st, mv});
+  const nki::LaunchResult h = test::same_bits_on_both(k, {st, mv});
   // No tile has a step of its own: the matmul is added into PSUM where it is made, and the copy
   // reads res in place (nothing writes res after it).
   CHECK(test::plan_of(h).find("\"function\":\"nki_double_row_accumulate_tile") == std::string::npos);

@@ -23,15 +23,6 @@ std::vector<float> values(std::int64_t n, unsigned seed) {
   return v;
 }
 
-/** Runs `k` on both executors, requires the same bits, and returns the compiled launch. */
-nki::LaunchResult same_bits(const nki::Kernel& k, const std::vector<nki::Tensor>& args) {
-  const nki::LaunchResult h = k.launch(nki::GridSpec{}).with({nki::Executor::halide}).run(args);
-  const nki::LaunchResult r = k.launch(nki::GridSpec{}).with({nki::Executor::reference}).run(args);
-  REQUIRE(h.outputs.size() == r.outputs.size());
-  for (std::size_t i = 0; i < h.outputs.size(); ++i) CHECK(test::first_difference(h.outputs[i], r.outputs[i]) == -1);
-  return h;
-}
-
 /** Whether the compiled plan has a step computing a tile into scratch (a snapshot, here). */
 bool has_tile_step(const nki::LaunchResult& r) { return test::plan_of(r).find("_tile") != std::string::npos; }
 
@@ -56,7 +47,7 @@ TEST_CASE("an SBUF accumulator updated in place takes no snapshot and matches th
   const nki::Tensor x = nki::Tensor::from_floats({4 * kP, kF}, nl::float32, xs);
   for (nki::DType dtype : {nl::float32, nl::bfloat16}) {
     CAPTURE(nki::dtype_name(dtype));
-    const nki::LaunchResult h = same_bits(accumulator_kernel(dtype), {x});
+    const nki::LaunchResult h = test::same_bits_on_both(accumulator_kernel(dtype), {x});
     CHECK_FALSE(has_tile_step(h));
     if (dtype == nl::float32) {  // the sum in row-block order, one fp32 rounding per add
       const std::vector<float> got = h.outputs.at(0).to_floats();
@@ -79,7 +70,7 @@ TEST_CASE("a read of a written tensor used only before its next write takes no s
     nl::store(out[nl::_, nl::_], s[nl::_, nl::_] * 2.0f + 1.0f);
     return out;
   }, {"x"});
-  const nki::LaunchResult h = same_bits(k, {x});
+  const nki::LaunchResult h = test::same_bits_on_both(k, {x});
   CHECK_FALSE(has_tile_step(h));
   const std::vector<float> got = h.outputs.at(0).to_floats();
   for (std::size_t e = 0; e < got.size(); ++e) REQUIRE(got[e] == xs[e] * 2.0f + 1.0f);
@@ -98,7 +89,7 @@ TEST_CASE("a read that a later write could change keeps its snapshot") {
       nl::store(out[nl::_, nl::_], nl::copy(s[nl::_, nl::_]));
       return out;
     }, {"x"});
-    const nki::LaunchResult h = same_bits(k, {x});
+    const nki::LaunchResult h = test::same_bits_on_both(k, {x});
     CHECK(has_tile_step(h));
     const std::vector<float> got = h.outputs.at(0).to_floats();
     for (std::int64_t p = 0; p < kP; ++p) {
@@ -121,7 +112,7 @@ TEST_CASE("a read that a later write could change keeps its snapshot") {
       nl::store(out[nl::_, nl::_], nl::copy(s[nl::_, nl::_]));
       return std::tuple{out, old};
     }, {"x"});
-    const nki::LaunchResult h = same_bits(k, {x});
+    const nki::LaunchResult h = test::same_bits_on_both(k, {x});
     CHECK(has_tile_step(h));
     const std::vector<float> got = h.outputs.at(0).to_floats(), old = h.outputs.at(1).to_floats();
     for (std::size_t e = 0; e < xs.size(); ++e) {
