@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-
 #include "nki/error.h"
 #include "nki/interrupt.h"
 
