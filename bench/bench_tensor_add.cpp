@@ -17,6 +17,8 @@
  *   dispatch_tiny_add_grid_1x1      one instance: the fixed cost of a launch
  *   dispatch_tiny_add_grid_1x2_nc2  one instance per core: the fixed cost of a two-core launch. What an
  *                                   instance adds is (64x64 time - this) / 4094 (bench/README.md)
+ *   dispatch_per_instance_nc2_over_nc1  1x1, 64x64, 1x2_nc2 and 64x64 nc2 in one loop: what an instance adds
+ *                                   on each core count, its launch's fixed cost taken out; `ratio` one's / two's
  *   dispatch_tiny_add_nc2_over_nc1  the 64x64 grid on two cores and on one, alternated: `ratio` = one
  *                                   core's time / two cores' (>= 1: two cores no dearer per instance);
  *                                   threads:0 as launched by default, threads:1 the cores always on threads
@@ -25,6 +27,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -547,6 +550,48 @@ void BM_dispatch_tiny_add_grid_1x2_nc2(benchmark::State& state) {
   dispatch_benchmark(state, tiny_add()[1, nl::spmd_dim(1, nl::nc(2))]);
 }
 
+/**
+ * What an instance adds on one core and on two, each launch's fixed cost taken out: the four
+ * launches (1x1, 64x64, 1x2_nc2, 64x64 nc2 with rows alternating) in one loop, their order
+ * rotated by one every iteration so each sees the same machine moment and the same neighbours.
+ * Counters (ns): `nc1_instance` = (64x64 - 1x1) / 4095, `nc2_instance` = (64x64 nc2 - 1x2_nc2)
+ * / 4094, `nc1_fixed` and `nc2_fixed` the one-instance launches; `ratio` = nc1_instance /
+ * nc2_instance, >= 1 when an instance costs no more on two cores than on one.
+ */
+void BM_dispatch_per_instance_nc2_over_nc1(benchmark::State& state) {
+  const std::vector<nki::Tensor> args{tiny_inputs().a, tiny_inputs().b};
+  const std::array<nki::BoundLaunch, 4> launches{
+      tiny_add()[1, 1], tiny_add()[kGridX, kGridY], tiny_add()[1, nl::spmd_dim(1, nl::nc(2))],
+      tiny_add()[nl::spmd_dim(kGridX / 2, nl::nc(2)), kGridY]};
+  for (const nki::BoundLaunch& l : launches) {
+    if (const std::string& err = check_tiny_add(l); !err.empty()) {
+      state.SkipWithError(err.c_str());
+      return;
+    }
+  }
+  using clock = std::chrono::steady_clock;
+  std::array<double, 4> seconds{};
+  std::size_t first = 0;
+  for (auto _ : state) {
+    for (std::size_t j = 0; j < launches.size(); ++j) {
+      const std::size_t i = (first + j) % launches.size();
+      const auto t0 = clock::now();
+      benchmark::DoNotOptimize(launches[i].run(args).outputs.front().data());
+      seconds[i] += std::chrono::duration<double>(clock::now() - t0).count();
+    }
+    first = (first + 1) % launches.size();
+  }
+  const double n = static_cast<double>(state.iterations());
+  const double instances = static_cast<double>(kGridX * kGridY);
+  const double nc1_instance = (seconds[1] - seconds[0]) / n / (instances - 1) * 1e9;
+  const double nc2_instance = (seconds[3] - seconds[2]) / n / (instances - 2) * 1e9;
+  state.counters["nc1_fixed"] = seconds[0] / n * 1e9;
+  state.counters["nc2_fixed"] = seconds[2] / n * 1e9;
+  state.counters["nc1_instance"] = nc1_instance;
+  state.counters["nc2_instance"] = nc2_instance;
+  state.counters["ratio"] = nc1_instance / nc2_instance;
+}
+
 }  // namespace
 
 BENCHMARK(BM_tensor_add_nc2_launch)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
@@ -563,6 +608,7 @@ BENCHMARK(BM_dispatch_tiny_add_grid_64x64_nc2)->UseRealTime()->Unit(benchmark::k
 BENCHMARK(BM_dispatch_tiny_add_grid_64x64_nc2_halves)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_dispatch_tiny_add_grid_1x1)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_dispatch_tiny_add_grid_1x2_nc2)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_dispatch_per_instance_nc2_over_nc1)->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(2.0);
 BENCHMARK(BM_dispatch_tiny_add_nc2_over_nc1)->ArgName("threads")->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(1.0);
 BENCHMARK(BM_place_instances_64x64_nc1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_place_instances_64x64_nc2)->Unit(benchmark::kMicrosecond);
