@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Where the blocked matmul's fused `psum += matmul` step spends its time, by region of its code:
+# the k loop (the basic blocks from the first to the last vfmadd231ps and the loop's branch), the
+# operands' widening to fp32 (vpmovzxwd / vpslld / vmovdqa64 before the k loop), and the PSUM
+# accumulate after it. Samples come from `perf record -e cpu-clock` (no hardware counters on a VM
+# guest), so a share is time, not instructions. A change to the step shows here when the alternated
+# ratios are lost in this machine's noise (bench/README.md, "fifth sitting").
+#
+# Usage: bench/matmul_regions.sh [SECONDS] [BENCH]   (defaults: 8, build/bench/bench_kernels)
+# Environment settings given to this script reach the benchmark (e.g. an experiment's switch).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+seconds="${1:-8}"
+bench="${2:-$here/../build/bench/bench_kernels}"
+if ! [[ "$seconds" =~ ^[0-9]+$ ]] || (( seconds < 1 || seconds > 600 )); then
+  echo "matmul_regions.sh: SECONDS '$seconds' is not a whole number from 1 to 600" >&2
+  exit 2
+fi
+if [[ ! -x "$bench" ]]; then
+  echo "matmul_regions.sh: no benchmark binary at $bench; build it first (cmake --build build)" >&2
+  exit 2
+fi
+for tool in perf objdump python3; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "matmul_regions.sh: needs '$tool' on the PATH (Debian: linux-perf, binutils, python3)" >&2
+    exit 2
+  fi
+done
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+NKI_CACHE_DIR="$work/cache" perf record -q -e cpu-clock -o "$work/perf.data" \
+  "$bench" --benchmark_filter='^matmul_fully_optimized_nc2' --benchmark_min_time="$seconds" 2>&1 | grep '^matmul' || true
+perf report -i "$work/perf.data" --no-children --sort sym 2>/dev/null > "$work/report"
+# The hottest compiled step is the fused matmul step.
+step="$(awk '$3 ~ /^nki_matmul_fully_optimized_/ && !found { print $3; found = 1 }' "$work/report")"
+if [[ -z "$step" ]]; then
+  echo "matmul_regions.sh: no compiled matmul step among the samples of $bench" >&2
+  exit 1
+fi
+so="$(find "$work/cache" -name kernel.so -print -quit)"
+awk -v s="$step" '$3 == s { print "step " s ": " $1 " of the samples" }' "$work/report"
+perf annotate -i "$work/perf.data" --stdio -s "$step" 2>/dev/null > "$work/annotate"
+objdump -d --no-show-raw-insn "$so" | awk -v s="<$step>:" '$2 == s { on = 1; next } on && /^$/ { exit } on' > "$work/code"
+python3 - "$work/annotate" "$work/code" <<'EOF'
+import re, sys
+share = {}
+for line in open(sys.argv[1]):
+    m = re.match(r'\s+([0-9.]+) :\s+([0-9a-f]+):', line)
+    if m:
+        share[int(m.group(2), 16)] = share.get(int(m.group(2), 16), 0.0) + float(m.group(1))
+code = []
+for line in open(sys.argv[2]):
+    m = re.match(r'\s+([0-9a-f]+):\s+(.*)', line)
+    if m:
+        code.append((int(m.group(1), 16), m.group(2)))
+fmas = [i for i, (_, text) in enumerate(code) if text.startswith('vfmadd231ps')]
+if not fmas:
+    sys.exit('matmul_regions.sh: the step has no vfmadd231ps: not the blocked matmul step')
+# The k loop's body begins after the last branch before its first fma and ends at its own branch.
+first = max([i for i in range(fmas[0]) if code[i][1].startswith('j')] or [-1]) + 1
+last = next(i for i in range(fmas[-1], len(code)) if code[i][1].startswith('j'))
+regions = {'k loop': 0.0, 'widening': 0.0, 'accumulate': 0.0, 'other': 0.0}
+for i, (address, text) in enumerate(code):
+    s = share.get(address, 0.0)
+    if first <= i <= last:
+        regions['k loop'] += s
+    elif i > last:
+        regions['accumulate'] += s
+    elif text.split()[0] in ('vpmovzxwd', 'vpslld', 'vmovdqa64'):
+        regions['widening'] += s
+    else:
+        regions['other'] += s
+print('  '.join(f'{name} {value:.1f}%' for name, value in regions.items()) + '  (of the step)')
+EOF
