@@ -40,7 +40,8 @@ fi
 so="$(find "$work/cache" -name kernel.so -print -quit)"
 awk -v s="$step" '$3 == s { print "step " s ": " $1 " of the samples" }' "$work/report"
 perf annotate -i "$work/perf.data" --stdio -s "$step" 2>/dev/null > "$work/annotate"
-objdump -d --no-show-raw-insn "$so" | awk -v s="<$step>:" '$2 == s { on = 1; next } on && /^$/ { exit } on' > "$work/code"
+objdump -d --no-show-raw-insn "$so" > "$work/disassembly"
+awk -v s="<$step>:" '$2 == s { on = 1; next } on && /^$/ { on = 0 } on' "$work/disassembly" > "$work/code"
 python3 - "$work/annotate" "$work/code" <<'EOF'
 import re, sys
 share = {}
