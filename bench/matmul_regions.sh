@@ -28,8 +28,12 @@ for tool in perf objdump python3; do
 done
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-NKI_CACHE_DIR="$work/cache" perf record -q -e cpu-clock -o "$work/perf.data" \
-  "$bench" --benchmark_filter='^matmul_fully_optimized_nc2' --benchmark_min_time="$seconds" 2>&1 | grep '^matmul' || true
+if ! NKI_CACHE_DIR="$work/cache" perf record -q -e cpu-clock -o "$work/perf.data" \
+  "$bench" --benchmark_filter='^matmul_fully_optimized_nc2' --benchmark_min_time="$seconds" >"$work/bench.out" 2>"$work/bench.err"; then
+  echo "matmul_regions.sh: perf record of $bench failed: $(grep -m1 . "$work/bench.err" || echo 'no message')" >&2
+  exit 1
+fi
+grep '^matmul' "$work/bench.out" || true
 perf report -i "$work/perf.data" --no-children --sort sym 2>/dev/null > "$work/report"
 # The hottest compiled step is the fused matmul step.
 step="$(awk '$3 ~ /^nki_matmul_fully_optimized_/ && !found { print $3; found = 1 }' "$work/report")"
