@@ -247,31 +247,35 @@ TEST_CASE("A grid inside each rank: every instance's collective meets the same i
   const nki::sim::Device device("trn2", 4);
   const nki::Mesh mesh = nki::Mesh::iota({4}, {"x"});
   const nki::PartitionSpec rows = nki::PartitionSpec::parse("('x', None)");
-  constexpr std::int64_t P = 128, F = 64;
-  const nki::Tensor a = nki::Tensor::from_floats({4 * 2 * P, F}, DType::fp32, test::random_floats(4 * 2 * P * F, 15), device);
-  const nki::ShardedTensor sa = nki::mark_sharding(a, mesh, rows);
-  // Each instance all-reduces its row tile through SBUF and stores the sum at its rows.
-  const nki::Kernel k = nki::jit("grid_all_reduce", [](nl::tensor x) {
-    auto out = nl::ndarray(x.shape(), x.dtype(), nl::shared_hbm, "out");
-    auto ip = nl::arange(P)[nl::_, nl::newaxis];
-    auto jf = nl::arange(F)[nl::newaxis, nl::_];
-    auto row = nl::program_id(0) * P + ip;
-    auto mine = nl::ndarray({P, F}, DType::fp32, nl::sbuf, "mine");
-    auto sum = nl::ndarray({P, F}, DType::fp32, nl::sbuf, "sum");
-    mine[ip, jf] = nl::load(x[row, jf]);
-    nc::all_reduce({mine}, {sum}, {}, nl::add);
-    nl::store(out[row, jf], nl::copy(sum[ip, jf]));
-    return out;
-  });
-  const std::vector<double> in = a.to_values();
-  const std::int64_t per_rank = 2 * P * F;
-  std::vector<double> want(in.size());
-  for (std::int64_t e = 0; e < per_rank; ++e) {
-    std::vector<double> xs;
-    for (int m = 0; m < 4; ++m) xs.push_back(in[static_cast<std::size_t>(m * per_rank + e)]);
-    for (int m = 0; m < 4; ++m) want[static_cast<std::size_t>(m * per_rank + e)] = reduce_host(ir_op::add, xs);
+  constexpr std::int64_t P = 128;
+  // 128 columns: 512-byte partitions, which compiled code pads (OnChipLayout) but not a collective's.
+  for (const std::int64_t F : {64, 128}) {
+    CAPTURE(F);
+    const nki::Tensor a = nki::Tensor::from_floats({4 * 2 * P, F}, DType::fp32, test::random_floats(4 * 2 * P * F, 15), device);
+    const nki::ShardedTensor sa = nki::mark_sharding(a, mesh, rows);
+    // Each instance all-reduces its row tile through SBUF and stores the sum at its rows.
+    const nki::Kernel k = nki::jit(fmt::format("grid_all_reduce_{}", F), [F](nl::tensor x) {
+      auto out = nl::ndarray(x.shape(), x.dtype(), nl::shared_hbm, "out");
+      auto ip = nl::arange(P)[nl::_, nl::newaxis];
+      auto jf = nl::arange(F)[nl::newaxis, nl::_];
+      auto row = nl::program_id(0) * P + ip;
+      auto mine = nl::ndarray({P, F}, DType::fp32, nl::sbuf, "mine");
+      auto sum = nl::ndarray({P, F}, DType::fp32, nl::sbuf, "sum");
+      mine[ip, jf] = nl::load(x[row, jf]);
+      nc::all_reduce({mine}, {sum}, {}, nl::add);
+      nl::store(out[row, jf], nl::copy(sum[ip, jf]));
+      return out;
+    });
+    const std::vector<double> in = a.to_values();
+    const std::int64_t per_rank = 2 * P * F;
+    std::vector<double> want(in.size());
+    for (std::int64_t e = 0; e < per_rank; ++e) {
+      std::vector<double> xs;
+      for (int m = 0; m < 4; ++m) xs.push_back(in[static_cast<std::size_t>(m * per_rank + e)]);
+      for (int m = 0; m < 4; ++m) want[static_cast<std::size_t>(m * per_rank + e)] = reduce_host(ir_op::add, xs);
   }
   wt::check_world_both(k, mesh, {sa}, {rows}, {want}, "grid all_reduce", nki::GridSpec{{nki::GridAxis(2)}});
+  }
 }
 
 TEST_CASE("Replicated arguments: every rank sees the whole tensor, and a replicated output must agree on every rank") {

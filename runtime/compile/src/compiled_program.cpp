@@ -13,6 +13,7 @@
 #include "core/rank_link.h"
 #include "kernel_abi.h"
 #include "nki/error.h"
+#include "on_chip_layout.h"
 #include "storage_type.h"
 
 namespace nki {
@@ -21,17 +22,16 @@ namespace {
 
 class CompiledRunner final : public CoreRunner {
  public:
-  CompiledRunner(const ir::KernelIR& ir, const KernelPlan& plan, const std::vector<ArgvFunction>& fns,
-                 std::vector<TensorBinding> tensors)
-      : ir_(ir), plan_(plan), fns_(fns), tensors_(std::move(tensors)), bound_(plan.steps.size()),
+  CompiledRunner(const ir::KernelIR& ir, const KernelPlan& plan, const OnChipLayout& layout,
+                 const std::vector<ArgvFunction>& fns, std::vector<TensorBinding> tensors)
+      : ir_(ir), plan_(plan), layout_(layout), fns_(fns), tensors_(std::move(tensors)), bound_(plan.steps.size()),
         loop32_(ir.loops.size(), 0), regs_(static_cast<std::size_t>(ir.registers), 0) {
     for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {  // per-instance tensors: this core's own memory
       const ir::TensorDecl& t = ir_.tensors[i];
       if (!ir::is_per_instance(t.memory)) continue;
       // A placed array's storage has its physical blocks only (ir::Placement): aliased blocks share it.
-      const Shape& storage = ir::storage_shape(t);
-      own_.emplace_back(static_cast<std::size_t>(shape_elements(storage) * dtype_bytes(t.dtype)));
-      tensors_[i] = {own_.back().data(), storage, row_major_strides(storage), t.dtype};
+      own_.emplace_back(static_cast<std::size_t>(layout_.elements(static_cast<int>(i)) * dtype_bytes(t.dtype)));
+      tensors_[i] = {own_.back().data(), ir::storage_shape(t), layout_.strides(static_cast<int>(i)), t.dtype};
     }
     for (const ScratchPlan& sc : plan_.scratch) {
       own_.emplace_back(static_cast<std::size_t>(shape_elements(sc.shape) * (sc.type_bits / 8)));
@@ -278,7 +278,7 @@ class CompiledRunner final : public CoreRunner {
   void fill(int tensor) {
     const ir::TensorDecl& t = ir_.tensors[static_cast<std::size_t>(tensor)];
     const TensorBinding& b = tensors_[static_cast<std::size_t>(tensor)];
-    fill_elements(b.data, t.dtype, shape_elements(ir::storage_shape(t)), *t.fill);
+    fill_elements(b.data, t.dtype, layout_.elements(tensor), *t.fill);  // the padding too: one contiguous fill
   }
 
   void call_step(std::size_t s, std::int64_t count) {
@@ -338,6 +338,7 @@ class CompiledRunner final : public CoreRunner {
 
   const ir::KernelIR& ir_;
   const KernelPlan& plan_;
+  const OnChipLayout& layout_;
   const std::vector<ArgvFunction>& fns_;
   std::vector<TensorBinding> tensors_;
   std::vector<std::vector<std::byte>> own_;
@@ -354,7 +355,8 @@ class CompiledRunner final : public CoreRunner {
 class CompiledProgram final : public Program {
  public:
   CompiledProgram(std::shared_ptr<const ir::KernelIR> ir, KernelPlan plan, std::shared_ptr<LoadedArtifact> artifact)
-      : ir_(std::move(ir)), plan_(std::move(plan)), artifact_(std::move(artifact)), fns_(plan_.steps.size(), nullptr) {
+      : ir_(std::move(ir)), plan_(std::move(plan)), layout_(*ir_), artifact_(std::move(artifact)),
+        fns_(plan_.steps.size(), nullptr) {
     if (ir_->grid_rank > 16) throw UserError("err_grid_rank", ir_->name, {}, "grids have at most 16 axes");
     for (std::size_t s = 0; s < plan_.steps.size(); ++s) {
       const StepPlan& step = plan_.steps[s];
@@ -428,12 +430,13 @@ class CompiledProgram final : public Program {
   }
 
   std::unique_ptr<CoreRunner> bind(const std::vector<TensorBinding>& tensors) const override {
-    return std::make_unique<CompiledRunner>(*ir_, plan_, fns_, tensors);
+    return std::make_unique<CompiledRunner>(*ir_, plan_, layout_, fns_, tensors);
   }
 
  private:
   std::shared_ptr<const ir::KernelIR> ir_;
   KernelPlan plan_;
+  OnChipLayout layout_;  // the lowering's (the same IR gives the same layout)
   std::shared_ptr<LoadedArtifact> artifact_;
   std::vector<ArgvFunction> fns_;
 };

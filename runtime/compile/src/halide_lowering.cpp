@@ -43,6 +43,7 @@
 #include "nki/ir/walk.h"
 #include "nki/ir/mx_format.h"
 #include "kernel_plan.h"
+#include "on_chip_layout.h"
 #include "storage_type.h"
 
 namespace nki {
@@ -305,7 +306,7 @@ bool is_materialized_kind(const ir::Op& op) {
 class Lowerer {
  public:
   Lowerer(const ir::KernelIR& k, std::vector<std::int64_t> pid_base)
-      : k_(k), tiles_(k.tiles.size()), pid_base_(std::move(pid_base)) {
+      : k_(k), layout_(k), tiles_(k.tiles.size()), pid_base_(std::move(pid_base)) {
     for (int a = 0; a < k.grid_rank; ++a) pids_.emplace_back(fmt::format("pid{}", a));
     for (std::size_t l = 0; l < k.loops.size(); ++l) loops_.emplace_back(fmt::format("loop{}", l));
     loop_shift_.assign(k.loops.size(), 0);
@@ -315,6 +316,7 @@ class Lowerer {
   void set_loop_shift(int loop, int shift) { loop_shift_[static_cast<std::size_t>(loop)] = shift; }
 
   const Var& batch() const { return j_; }
+  const OnChipLayout& layout() const { return layout_; }
   const std::vector<Halide::Param<int32_t>>& pids() const { return pids_; }
   const Halide::Param<int32_t>& rank() const { return rank_; }
   const std::vector<Halide::Param<int32_t>>& loops() const { return loops_; }
@@ -378,7 +380,8 @@ class Lowerer {
   /** The elements of an access at tile coordinates (storage type); clamped into the tensor when masked. */
   Expr read(const ir::Access& a, const std::vector<Expr>& c, bool clamp) {
     const ir::TensorDecl& t = k_.tensors[static_cast<std::size_t>(a.tensor)];
-    Halide::ImageParam& in = dense_input(a.tensor, storage_type(t.dtype), ir::storage_shape(t), fmt::format("tensor{}", a.tensor));
+    Halide::ImageParam& in = dense_input(a.tensor, storage_type(t.dtype), ir::storage_shape(t), layout_.strides(a.tensor),
+                                         fmt::format("tensor{}", a.tensor));
     std::vector<Expr> idx;
     for (int d = static_cast<int>(a.indices.size()) - 1; d >= 0; --d) {
       Expr i = index(a.indices[static_cast<std::size_t>(d)], c);
@@ -401,7 +404,8 @@ class Lowerer {
   /** A tile read back from scratch buffer `key` (dense, value type, no batch dim). */
   void define_from_scratch(int tile_id, int key) {
     const ir::TileInfo& ti = k_.tiles[static_cast<std::size_t>(tile_id)];
-    Halide::ImageParam& p = dense_input(key, value_type(ti.dtype), ti.shape, fmt::format("scratch{}", -1 - key));
+    Halide::ImageParam& p =
+        dense_input(key, value_type(ti.dtype), ti.shape, row_major_strides(ti.shape), fmt::format("scratch{}", -1 - key));
     const std::vector<Var> v = vars(ti.shape.size());
     Func f(fmt::format("t{}", tile_id));
     f(v) = p(std::vector<Expr>(v.begin(), v.end() - 1));
@@ -414,12 +418,12 @@ class Lowerer {
     return i % static_cast<int>(t.placement.storage[d]);
   }
 
-  /** The argument `key`: a whole row-major buffer of a known shape, so constant bounds and strides. */
-  Halide::ImageParam& dense_input(int key, Halide::Type type, const Shape& shape, const std::string& name) {
+  /** The argument `key`: a whole buffer of a known shape and strides, so constant bounds and strides. */
+  Halide::ImageParam& dense_input(int key, Halide::Type type, const Shape& shape, const std::vector<std::int64_t>& strides,
+                                  const std::string& name) {
     auto it = inputs_.find(key);
     if (it != inputs_.end()) return it->second;
     Halide::ImageParam p(type, static_cast<int>(shape.size()), name);
-    const std::vector<std::int64_t> strides = row_major_strides(shape);
     for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
       const int hd = static_cast<int>(shape.size()) - 1 - d;
       p.dim(hd).set_bounds(0, static_cast<int>(shape[static_cast<std::size_t>(d)]))
@@ -430,6 +434,7 @@ class Lowerer {
 
  private:
   const ir::KernelIR& k_;
+  OnChipLayout layout_;
   std::vector<Func> tiles_;
   std::vector<Halide::Param<int32_t>> pids_, loops_;
   Halide::Param<int32_t> rank_{"rank"};  ///< rank_id(): a run-time value (an MPMD kernel has it baked in)
@@ -479,7 +484,8 @@ class Lowerer {
     Expr row = call_extern(Halide::Int(32), "nki_gather_index",
                            {f64(tile(o.index_tile)(call_args(std::vector<Expr>{c[0], Expr(0)}))) + f64(base), Expr(extent),
                             Expr(static_cast<int32_t>(o.result)), Expr(static_cast<int32_t>(o.oob_error ? 1 : 0))});
-    Halide::ImageParam& in = dense_input(o.src.tensor, storage_type(t.dtype), ir::storage_shape(t), fmt::format("tensor{}", o.src.tensor));
+    Halide::ImageParam& in = dense_input(o.src.tensor, storage_type(t.dtype), ir::storage_shape(t),
+                                         layout_.strides(o.src.tensor), fmt::format("tensor{}", o.src.tensor));
     std::vector<Expr> idx;
     for (int d = static_cast<int>(o.src.indices.size()) - 1; d >= 0; --d) {
       Expr i = static_cast<std::size_t>(d) == dim ? row : index(o.src.indices[static_cast<std::size_t>(d)], c);
@@ -1370,9 +1376,9 @@ class KernelBuilder {
     return true;
   }
 
-  /** The row-major strides of the storage a store writes. */
+  /** The strides of the storage a store writes (OnChipLayout). */
   std::vector<std::int64_t> storage_strides(const ir::StoreOp& op) const {
-    return row_major_strides(ir::storage_shape(ir_->tensors[static_cast<std::size_t>(op.dst.tensor)]));
+    return low_.layout().strides(op.dst.tensor);
   }
 
   /**

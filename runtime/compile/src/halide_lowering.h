@@ -15,9 +15,10 @@ namespace nki {
 /// without a NaN test; 11: stores into large HBM outputs stream; 12: `psum += matmul` is one
 /// step; 13: that step's column blocks outermost, the moving operand widened per column block;
 /// 14: reads used only by elementwise ops before the tensor's next write, and updates in place,
-/// take no snapshot): part of the cache key, so a cache directory never serves an artifact of an
-/// older lowering.
-inline constexpr int kLoweringRevision = 14;
+/// take no snapshot; 15: SBUF and PSUM partitions a multiple of 512 bytes padded by a cache line,
+/// OnChipLayout): part of the cache key, so a cache directory never serves an artifact of an older
+/// lowering.
+inline constexpr int kLoweringRevision = 15;
 
 /// Buffers, program ids and loop variables one compiled step may take.
 inline constexpr std::size_t kMaxStepArgs = 64;
