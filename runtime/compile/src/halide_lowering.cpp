@@ -380,7 +380,7 @@ class Lowerer {
   /** The elements of an access at tile coordinates (storage type); clamped into the tensor when masked. */
   Expr read(const ir::Access& a, const std::vector<Expr>& c, bool clamp) {
     const ir::TensorDecl& t = k_.tensors[static_cast<std::size_t>(a.tensor)];
-    Halide::ImageParam& in = dense_input(a.tensor, storage_type(t.dtype), ir::storage_shape(t), layout_.strides(a.tensor),
+    Halide::ImageParam& in = whole_input(a.tensor, storage_type(t.dtype), ir::storage_shape(t), layout_.strides(a.tensor),
                                          fmt::format("tensor{}", a.tensor));
     std::vector<Expr> idx;
     for (int d = static_cast<int>(a.indices.size()) - 1; d >= 0; --d) {
@@ -405,7 +405,7 @@ class Lowerer {
   void define_from_scratch(int tile_id, int key) {
     const ir::TileInfo& ti = k_.tiles[static_cast<std::size_t>(tile_id)];
     Halide::ImageParam& p =
-        dense_input(key, value_type(ti.dtype), ti.shape, row_major_strides(ti.shape), fmt::format("scratch{}", -1 - key));
+        whole_input(key, value_type(ti.dtype), ti.shape, row_major_strides(ti.shape), fmt::format("scratch{}", -1 - key));
     const std::vector<Var> v = vars(ti.shape.size());
     Func f(fmt::format("t{}", tile_id));
     f(v) = p(std::vector<Expr>(v.begin(), v.end() - 1));
@@ -419,7 +419,7 @@ class Lowerer {
   }
 
   /** The argument `key`: a whole buffer of a known shape and strides, so constant bounds and strides. */
-  Halide::ImageParam& dense_input(int key, Halide::Type type, const Shape& shape, const std::vector<std::int64_t>& strides,
+  Halide::ImageParam& whole_input(int key, Halide::Type type, const Shape& shape, const std::vector<std::int64_t>& strides,
                                   const std::string& name) {
     auto it = inputs_.find(key);
     if (it != inputs_.end()) return it->second;
@@ -484,7 +484,7 @@ class Lowerer {
     Expr row = call_extern(Halide::Int(32), "nki_gather_index",
                            {f64(tile(o.index_tile)(call_args(std::vector<Expr>{c[0], Expr(0)}))) + f64(base), Expr(extent),
                             Expr(static_cast<int32_t>(o.result)), Expr(static_cast<int32_t>(o.oob_error ? 1 : 0))});
-    Halide::ImageParam& in = dense_input(o.src.tensor, storage_type(t.dtype), ir::storage_shape(t),
+    Halide::ImageParam& in = whole_input(o.src.tensor, storage_type(t.dtype), ir::storage_shape(t),
                                          layout_.strides(o.src.tensor), fmt::format("tensor{}", o.src.tensor));
     std::vector<Expr> idx;
     for (int d = static_cast<int>(o.src.indices.size()) - 1; d >= 0; --d) {
@@ -1377,7 +1377,7 @@ class KernelBuilder {
   }
 
   /** The strides of the storage a store writes (OnChipLayout). */
-  std::vector<std::int64_t> storage_strides(const ir::StoreOp& op) const {
+  const std::vector<std::int64_t>& storage_strides(const ir::StoreOp& op) const {
     return low_.layout().strides(op.dst.tensor);
   }
 
@@ -1414,7 +1414,7 @@ class KernelBuilder {
     const std::vector<Var> v = low_.vars(rank);
     const std::vector<Expr> c = Lowerer::tile_coords(v);
     Func out("stored");
-    const std::vector<std::int64_t> tstride = storage_strides(op);
+    const std::vector<std::int64_t>& tstride = storage_strides(op);
     Step step = store_step(op, tstride);
 
     auto value_at = [&](const std::vector<Expr>& at) {
