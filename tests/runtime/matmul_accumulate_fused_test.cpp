@@ -7,6 +7,8 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
+
 #include <random>
 
 #include "test_support.h"
@@ -82,7 +84,58 @@ std::vector<float> operand(std::int64_t n, unsigned seed, bool specials) {
   return v;
 }
 
+/** How many fill steps the plan of a launch's artifact runs. */
+int fill_steps(const nki::LaunchResult& h) {
+  const nlohmann::json plan = nlohmann::json::parse(test::plan_of(h));
+  int n = 0;
+  for (const auto& step : plan.at("steps")) n += step.at("kind") == "fill";
+  return n;
+}
+
+/**
+ * res = zeros; for k: out[k] = res (a snapshot before the matmul), res += matmul. The loop reads
+ * res before its first psum += matmul writes it, so that store cannot do the fill.
+ */
+const nki::Kernel& read_first_kernel() {
+  static const nki::Kernel kernel = nki::jit(
+      "matmul_accumulate_read_first",
+      [](nl::tensor lhsT, nl::tensor rhs) {
+        auto out = nl::ndarray({kK / 128 * kM, kN}, nl::float32, nl::shared_hbm, "out");
+        auto res = nl::zeros({kM, kN}, nl::float32, nl::psum, "res");
+        for (auto k : nl::affine_range(kK / 128)) {
+          nl::store(out[nl::ds(k * kM, kM), nl::_], nl::copy(res[nl::_, nl::_]));
+          auto a = nl::load(lhsT[nl::ds(k * 128, 128), nl::_]);
+          auto b = nl::load(rhs[nl::ds(k * 128, 128), nl::_]);
+          res[nl::_, nl::_] += nl::matmul(a, b, true);
+        }
+        return out;
+      },
+      {"lhsT", "rhs"});
+  return kernel;
+}
+
 }  // namespace
+
+TEST_CASE("the first psum += matmul writing a whole PSUM tile does its zero fill, only where nothing reads the tile first") {
+  const nki::Tensor lhsT = nki::Tensor::from_floats({kK, kM}, nl::float32, operand(kK * kM, 7, true));
+  const nki::Tensor rhs = nki::Tensor::from_floats({kK, 2 * kN}, nl::float32, operand(kK * 2 * kN, 8, true));
+  const nki::Tensor rhs_half = nki::Tensor::from_floats({kK, kN}, nl::float32, operand(kK * kN, 8, true));
+  for (int unroll : {1, 2}) {
+    CAPTURE(unroll);
+    // res's fill is done by the loop's first fused store; `again` is never stored (read_twice off): it keeps its fill.
+    CHECK(fill_steps(test::same_bits_on_both(accumulate_kernel(false), {lhsT, rhs_half}, unroll)) == 1);
+    // The matmul's result read twice: no fused store, both fills stay.
+    CHECK(fill_steps(test::same_bits_on_both(accumulate_kernel(true), {lhsT, rhs_half}, unroll)) == 2);
+    // Each fused store writes half of res: the fill stays.
+    CHECK(fill_steps(test::same_bits_on_both(sliced_kernel(), {lhsT, rhs}, unroll)) == 1);
+    // res read before the loop's first matmul: the fill stays, and the first snapshot is all zeros.
+    const nki::LaunchResult h = test::same_bits_on_both(read_first_kernel(), {lhsT, rhs_half}, unroll);
+    CHECK(fill_steps(h) == 1);
+    const std::vector<float> got = h.outputs.at(0).to_floats();
+    CHECK(std::count(got.begin(), got.begin() + kM * kN, 0.0f) == kM * kN);
+    CHECK(std::count(got.begin() + kM * kN, got.end(), 0.0f) < kM * kN / 100);
+  }
+}
 
 TEST_CASE("psum += matmul is one step, bit for bit the interpreter's, specials included") {
   for (bool specials : {true, false}) {
@@ -139,6 +192,7 @@ TEST_CASE("psum += an isa::nc_matmul double_row fuses too and matches the interp
   const nki::Tensor st = nki::Tensor::from_floats({K, 2, kM}, nl::float8_e4m3, operand(K * 2 * kM, 5, false));
   const nki::Tensor mv = nki::Tensor::from_floats({K, 2, kN}, nl::float8_e4m3, operand(K * 2 * kN, 6, false));
   const nki::LaunchResult h = test::same_bits_on_both(k, {st, mv});
+  CHECK(fill_steps(h) == 0);  // res's zero fill is done by the loop's first fused store
   // No tile has a step of its own: the matmul is added into PSUM where it is made, and the copy
   // reads res in place (nothing writes res after it).
   CHECK(test::plan_of(h).find("\"function\":\"nki_double_row_accumulate_tile") == std::string::npos);

@@ -26,6 +26,7 @@
 #include <Halide.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -34,7 +35,9 @@
 #include <stdexcept>
 #include <climits>
 #include <functional>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -650,6 +653,9 @@ class KernelBuilder {
   std::vector<Scratch> scratch_;
   std::vector<Halide::Module> modules_;
   std::vector<int> reads_;  ///< per tile, how many ops read it
+  /// Fused psum += matmul stores that do their tensor's zero fill (fill_taken_by): body index ->
+  /// the loop in whose first iteration they do it, -1 every time they run.
+  std::map<std::size_t, int> fresh_stores_;
   std::vector<bool> materialized_;
   std::vector<int> tile_scratch_;  ///< the scratch buffer each materialized tile was last computed into
   std::vector<std::int64_t> pid_base_;
@@ -749,6 +755,10 @@ class KernelBuilder {
         continue;
       }
       if (const auto* a = std::get_if<ir::AllocOp>(&op)) {
+        if (const auto taken = fill_taken_by(i)) {
+          fresh_stores_[taken->first] = taken->second;
+          continue;
+        }
         if (k.tensors[static_cast<std::size_t>(a->tensor)].fill) {
           Step s;
           s.kind = Step::Kind::fill;
@@ -1105,6 +1115,62 @@ class KernelBuilder {
     return reads_[static_cast<std::size_t>(mm.result)] == 1 ? s : nullptr;
   }
 
+  /** Whether `op` reads or writes tensor `t` (by id: the caller has ruled out views of it). */
+  static bool mentions(const ir::Op& op, int t) {
+    if (const auto* l = std::get_if<ir::LoadOp>(&op)) return l->src.tensor == t;
+    if (const auto* s = std::get_if<ir::StoreOp>(&op)) return s->dst.tensor == t;
+    if (const auto* a = std::get_if<ir::AllocOp>(&op)) return a->tensor == t;
+    if (const auto* r = std::get_if<ir::RegisterOp>(&op)) return r->mem.tensor == t;
+    if (const auto* c = std::get_if<ir::CollectiveOp>(&op))
+      return c->metadata == t || std::find(c->srcs.begin(), c->srcs.end(), t) != c->srcs.end() ||
+             std::find(c->dsts.begin(), c->dsts.end(), t) != c->dsts.end();
+    return false;
+  }
+
+  /** Whether `a` is the whole of tensor `t`: tensor dim d at the tile's coordinate d, from 0. */
+  static bool whole_tensor(const ir::Access& a, const ir::TensorDecl& t) {
+    if (a.shape != t.shape || a.indices.size() != t.shape.size()) return false;
+    for (std::size_t d = 0; d < a.indices.size(); ++d) {
+      const ir::IndexExpr& e = a.indices[d];
+      const bool axis = e.terms.size() == 1 && e.terms[0] == ir::Term{{ir::Sym::Kind::axis, static_cast<int>(d)}, 1};
+      if (e.constant != 0 || !(axis || (e.terms.empty() && t.shape[d] == 1))) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The fused psum += matmul store (sole_accumulating_store) that can do the zero fill of the
+   * tensor allocated at body index `a` itself, adding its sums to 0.0f where it would have read
+   * the fill, and the loop in whose first iteration it does so (-1: it runs once per allocation);
+   * nullopt if none can. It can when it is the first op to touch the unaliased PSUM tensor after
+   * the allocation and writes all of it, directly in the allocation's loop or in a static loop
+   * directly inside that loop: then every value it would read in that iteration is the fill.
+   * Saves writing the tile and reading it back (bench/README.md, "seventh sitting").
+   */
+  std::optional<std::pair<std::size_t, int>> fill_taken_by(std::size_t a) const {
+    const ir::KernelIR& k = *ir_;
+    const int id = std::get<ir::AllocOp>(k.body[a]).tensor;
+    const ir::TensorDecl& t = k.tensors[static_cast<std::size_t>(id)];
+    if (!t.fill || *t.fill != 0.0 || t.memory != ir::Memory::psum || t.placement.placed || t.view_of >= 0) return std::nullopt;
+    for (const ir::TensorDecl& other : k.tensors)
+      if (other.id != id && ir::storage_of(k, other.id) == id) return std::nullopt;
+    const int level = nest_.innermost(a);
+    for (std::size_t i = a + 1; i < k.body.size(); ++i) {
+      if (level >= 0 && i >= nest_.end(level)) return std::nullopt;  // the allocation's loop ends untouched
+      if (!mentions(k.body[i], id)) continue;
+      const auto* s = std::get_if<ir::StoreOp>(&k.body[i]);
+      const auto* mm = std::get_if<ir::MatmulOp>(&k.body[i - 1]);
+      if (s == nullptr || mm == nullptr || sole_accumulating_store(i - 1, *mm) != s || !whole_tensor(s->dst, t))
+        return std::nullopt;
+      const int loop = nest_.innermost(i);
+      if (loop == level) return std::pair{i, -1};
+      const ir::LoopInfo& l = k.loops[static_cast<std::size_t>(loop)];
+      if (l.parent != level || ir::is_dynamic(l.kind) || l.trip < 1) return std::nullopt;
+      return std::pair{i, loop};
+    }
+    return std::nullopt;
+  }
+
   /**
    * A matmul and the store accumulating it (sole_accumulating_store) as one step: the store's update
    * over the tile in register blocks, each block's accumulator computed at the block and added to
@@ -1126,6 +1192,14 @@ class KernelBuilder {
     Halide::RDom r(0, static_cast<int>(ti.shape[1]), 0, static_cast<int>(ti.shape[0]), "w");
     const std::vector<Expr> at{r.x, r.y, v.back()};
     Expr old = f32(load_value(out(at), t.dtype));
+    // Where this store does the tensor's zero fill (fill_taken_by), the fill's 0.0f is what it reads.
+    const auto fresh = fresh_stores_.find(static_cast<std::size_t>(body_index(op)));
+    Expr first;  // true in the iteration that reads the fill
+    if (fresh != fresh_stores_.end()) {
+      first = fresh->second < 0 ? Halide::Internal::const_true()
+                                : low_.index(ir::IndexExpr::symbol({ir::Sym::Kind::loop, fresh->second}), {}) == 0;
+      old = Halide::select(first, Expr(0.0f), old);
+    }
     out(at) = store_value(binary(ir::BinaryKind::add, old, f32(product(at))), t.dtype);
     Halide::RVar xo("wxo"), xi("wxi"), yo("wyo"), yi("wyi");
     // Column blocks outermost, and the moving operand widened per column block: the block's
@@ -1135,6 +1209,8 @@ class KernelBuilder {
     in_blocks(out.update(), c, r.x, r.y, v.back(), xo, yo, xi, yi, true);
     c.acc.compute_at(out, yo);
     c.moving.compute_at(out, xo);
+    // That iteration's code reads no PSUM (the select folds away in it); the others' keep the load.
+    if (first.defined() && fresh->second >= 0) out.update().specialize(first);
     finish(out, step, ir_->name, "store", -1);
     return step;
   }
