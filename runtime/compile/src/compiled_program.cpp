@@ -14,28 +14,53 @@
 #include "kernel_abi.h"
 #include "nki/error.h"
 #include "on_chip_layout.h"
+#include "on_chip_memory.h"
 #include "storage_type.h"
 
 namespace nki {
 
 namespace {
 
+/** Bytes of a per-instance tensor's host storage (padded partitions included). */
+std::size_t tensor_bytes(const OnChipLayout& layout, const ir::TensorDecl& t) {
+  return static_cast<std::size_t>(layout.elements(t.id) * dtype_bytes(t.dtype));
+}
+
+std::size_t scratch_bytes(const ScratchPlan& sc) {
+  return static_cast<std::size_t>(shape_elements(sc.shape) * (sc.type_bits / 8));
+}
+
+/** The one block a runner carves its per-instance tensors and scratch from, in that order. */
+std::size_t own_bytes(const ir::KernelIR& ir, const KernelPlan& plan, const OnChipLayout& layout) {
+  std::size_t n = 0;
+  for (const ir::TensorDecl& t : ir.tensors)
+    if (ir::is_per_instance(t.memory)) n += OnChipMemory::aligned(tensor_bytes(layout, t));
+  for (const ScratchPlan& sc : plan.scratch) n += OnChipMemory::aligned(scratch_bytes(sc));
+  return n;
+}
+
 class CompiledRunner final : public CoreRunner {
  public:
   CompiledRunner(const ir::KernelIR& ir, const KernelPlan& plan, const OnChipLayout& layout,
                  const std::vector<ArgvFunction>& fns, std::vector<TensorBinding> tensors)
-      : ir_(ir), plan_(plan), layout_(layout), fns_(fns), tensors_(std::move(tensors)), bound_(plan.steps.size()),
+      : ir_(ir), plan_(plan), layout_(layout), fns_(fns), tensors_(std::move(tensors)), own_(own_bytes(ir, plan, layout)),
+        bound_(plan.steps.size()),
         loop32_(ir.loops.size(), 0), regs_(static_cast<std::size_t>(ir.registers), 0) {
-    for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {  // per-instance tensors: this core's own memory
+    // Per-instance tensors and scratch: this core's own memory, one block carved in order.
+    std::byte* part = own_.data();
+    const auto carve = [&part](std::size_t bytes) {
+      std::byte* p = part;
+      part += OnChipMemory::aligned(bytes);
+      return p;
+    };
+    for (std::size_t i = 0; i < ir_.tensors.size(); ++i) {
       const ir::TensorDecl& t = ir_.tensors[i];
       if (!ir::is_per_instance(t.memory)) continue;
       // A placed array's storage has its physical blocks only (ir::Placement): aliased blocks share it.
-      own_.emplace_back(static_cast<std::size_t>(layout_.elements(static_cast<int>(i)) * dtype_bytes(t.dtype)));
-      tensors_[i] = {own_.back().data(), ir::storage_shape(t), layout_.strides(static_cast<int>(i)), t.dtype};
+      tensors_[i] = {carve(tensor_bytes(layout_, t)), ir::storage_shape(t), layout_.strides(static_cast<int>(i)), t.dtype};
     }
     for (const ScratchPlan& sc : plan_.scratch) {
-      own_.emplace_back(static_cast<std::size_t>(shape_elements(sc.shape) * (sc.type_bits / 8)));
-      scratch_.push_back({own_.back().data(), sc.shape, row_major_strides(sc.shape),
+      scratch_.push_back({carve(scratch_bytes(sc)), sc.shape, row_major_strides(sc.shape),
                           halide_type_t(static_cast<halide_type_code_t>(sc.type_code), static_cast<uint8_t>(sc.type_bits), 1)});
     }
     for (std::size_t s = 0; s < plan_.steps.size(); ++s) {
@@ -341,7 +366,7 @@ class CompiledRunner final : public CoreRunner {
   const OnChipLayout& layout_;
   const std::vector<ArgvFunction>& fns_;
   std::vector<TensorBinding> tensors_;
-  std::vector<std::vector<std::byte>> own_;
+  OnChipMemory own_;  ///< per-instance tensors, then scratch buffers
   std::vector<View> scratch_;
   std::vector<Bound> bound_;
   std::vector<std::int64_t> pid_;
