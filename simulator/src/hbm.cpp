@@ -3,24 +3,19 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
-#include <new>
+#include <algorithm>
 
 #include "nki/error.h"
 
 namespace nki::sim {
 
 namespace {
-constexpr std::int64_t kAlign = 64;
+constexpr std::int64_t kAlign = BlockCache::kAlign;
 /// Free blocks kept for reuse are bounded so an idle device does not pin host memory.
 constexpr std::int64_t kMaxCachedBytes = std::int64_t{2} << 30;
 }  // namespace
 
-Hbm::Hbm(std::int64_t capacity_bytes) : capacity_(capacity_bytes) {}
-
-Hbm::~Hbm() {
-  for (auto& [size, p] : free_blocks_) std::free(p);
-}
+Hbm::Hbm(std::int64_t capacity_bytes) : capacity_(capacity_bytes), free_blocks_(kMaxCachedBytes) {}
 
 std::shared_ptr<std::byte> Hbm::allocate(std::int64_t bytes) {
   // Compared before rounding up, so a request near 2^63 bytes cannot wrap.
@@ -34,11 +29,7 @@ std::shared_ptr<std::byte> Hbm::allocate(std::int64_t bytes) {
                       fmt::format("allocating {} bytes of HBM would exceed the chip's {} bytes ({} in use)", bytes,
                                   capacity_, in_use_));
     }
-    if (auto it = free_blocks_.find(rounded); it != free_blocks_.end()) {
-      p = it->second;
-      free_blocks_.erase(it);
-      free_bytes_ -= rounded;
-    }
+    p = free_blocks_.take(rounded);
     if (p == nullptr && rounded > host_memory_bytes()) {
       throw UserError("err_host_out_of_memory", "", {},
                       fmt::format("allocating {} bytes of simulated HBM would exhaust the host's {} bytes of memory",
@@ -47,7 +38,7 @@ std::shared_ptr<std::byte> Hbm::allocate(std::int64_t bytes) {
     in_use_ += rounded;
   }
   if (p == nullptr) {
-    p = static_cast<std::byte*>(std::aligned_alloc(kAlign, static_cast<std::size_t>(rounded)));
+    p = BlockCache::allocate(rounded);
     if (p == nullptr) {
       std::lock_guard lock(mu_);
       in_use_ -= rounded;
@@ -59,14 +50,11 @@ std::shared_ptr<std::byte> Hbm::allocate(std::int64_t bytes) {
 }
 
 void Hbm::release(std::byte* p, std::int64_t bytes) {
-  std::lock_guard lock(mu_);
-  in_use_ -= bytes;
-  if (free_bytes_ + bytes <= kMaxCachedBytes) {
-    free_blocks_.emplace(bytes, p);
-    free_bytes_ += bytes;
-  } else {
-    std::free(p);
+  {
+    std::lock_guard lock(mu_);
+    in_use_ -= bytes;
   }
+  free_blocks_.give(p, bytes);
 }
 
 std::int64_t Hbm::bytes_in_use() const {

@@ -1,92 +1,43 @@
-/** \file OnChipMemory: a pool of blocks, by exact size, with a bound on what it keeps. */
+/** \file OnChipMemory: blocks from one process-wide BlockCache, zeroed when fresh. */
 #include "on_chip_memory.h"
 
-#include <cstdlib>
 #include <cstring>
-#include <deque>
-#include <mutex>
 #include <new>
-#include <vector>
+
+#include "nki/simulator/block_cache.h"
 
 namespace nki {
 
 namespace {
 
-/// What the pool keeps at most: a launch of two cores of the largest SBUF (24 MiB) and PSUM
-/// several times over; blocks beyond it are freed, the oldest first.
-constexpr std::size_t kKeptBytes = std::size_t{256} << 20;
-
-struct Kept {
-  std::byte* block;
-  std::size_t bytes;
-};
-
-struct Pool {
-  std::mutex mutex;
-  std::deque<Kept> blocks;  ///< oldest first
-  std::size_t bytes = 0;
-};
+/// What the cache keeps at most: a launch of two cores of the largest SBUF (24 MiB) and PSUM
+/// several times over; a block given back beyond it is freed.
+constexpr std::int64_t kKeptBytes = std::int64_t{256} << 20;
 
 /** Never destroyed: a runner may outlive static destruction's order (its blocks stay reachable). */
-Pool& pool() {
-  static Pool* p = new Pool;
-  return *p;
-}
-
-std::byte* allocate(std::size_t bytes) {
-  void* p = std::aligned_alloc(OnChipMemory::kAlign, OnChipMemory::aligned(bytes));
-  if (p == nullptr) throw std::bad_alloc();
-  std::memset(p, 0, bytes);
-  return static_cast<std::byte*>(p);
+sim::BlockCache& kept_blocks() {
+  static sim::BlockCache* c = new sim::BlockCache(kKeptBytes);
+  return *c;
 }
 
 }  // namespace
 
-void OnChipMemory::Free::operator()(std::byte* p) const { std::free(p); }
+void OnChipMemory::Free::operator()(std::byte* p) const {
+  if (p != nullptr) kept_blocks().give(p, static_cast<std::int64_t>(bytes));
+}
 
-OnChipMemory::OnChipMemory(std::size_t bytes) : bytes_(bytes) {
+OnChipMemory::OnChipMemory(std::size_t bytes) : block_(nullptr, Free{bytes}) {
   if (bytes == 0) return;  // a kernel without on-chip tensors or scratch: no block, no lock
-  Pool& p = pool();
-  {
-    std::lock_guard lock(p.mutex);
-    for (auto it = p.blocks.end(); it != p.blocks.begin();) {  // the most recently given back first: warmest
-      --it;
-      if (it->bytes != bytes) continue;
-      block_.reset(it->block);
-      p.bytes -= it->bytes;
-      p.blocks.erase(it);
-      return;
-    }
+  // Kept by the size asked for (a runner of the same kernel asks for the same), allocated rounded up.
+  std::byte* p = kept_blocks().take(static_cast<std::int64_t>(bytes));
+  if (p == nullptr) {
+    p = sim::BlockCache::allocate(static_cast<std::int64_t>(aligned(bytes)));
+    if (p == nullptr) throw std::bad_alloc();
+    std::memset(p, 0, bytes);
   }
-  block_.reset(allocate(bytes));
+  block_.reset(p);
 }
 
-OnChipMemory::~OnChipMemory() {
-  if (!block_) return;
-  if (bytes_ > kKeptBytes) return;  // block_ frees it
-  Pool& p = pool();
-  std::vector<std::byte*> dropped;
-  {
-    std::lock_guard lock(p.mutex);
-    p.blocks.push_back({block_.release(), bytes_});
-    p.bytes += bytes_;
-    while (p.bytes > kKeptBytes) {
-      dropped.push_back(p.blocks.front().block);
-      p.bytes -= p.blocks.front().bytes;
-      p.blocks.pop_front();
-    }
-  }
-  for (std::byte* b : dropped) Free{}(b);
-}
-
-std::size_t OnChipMemory::pooled_blocks() {
-  std::lock_guard lock(pool().mutex);
-  return pool().blocks.size();
-}
-
-std::size_t OnChipMemory::pooled_bytes() {
-  std::lock_guard lock(pool().mutex);
-  return pool().bytes;
-}
+std::size_t OnChipMemory::pooled_bytes() { return static_cast<std::size_t>(kept_blocks().kept_bytes()); }
 
 }  // namespace nki

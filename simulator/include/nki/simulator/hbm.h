@@ -3,24 +3,22 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <vector>
 
+#include "nki/simulator/block_cache.h"
 #include "nki/simulator/host_memory.h"
 
 namespace nki::sim {
 
 /**
  * Allocates tensor storage against the chip's HBM capacity. Freed blocks are kept
- * for reuse by size (as a device arena would), so repeated launches do not pay the
- * host OS for fresh pages. Blocks are 64-byte aligned. Thread-safe.
+ * for reuse by size (BlockCache), so repeated launches do not pay the host OS for
+ * fresh pages. Blocks are 64-byte aligned. Thread-safe.
  */
 class Hbm : public std::enable_shared_from_this<Hbm> {
  public:
   explicit Hbm(std::int64_t capacity_bytes);
-  ~Hbm();
   Hbm(const Hbm&) = delete;
   Hbm& operator=(const Hbm&) = delete;
 
@@ -40,8 +38,7 @@ class Hbm : public std::enable_shared_from_this<Hbm> {
   std::int64_t capacity_;
   mutable std::mutex mu_;
   std::int64_t in_use_ = 0;
-  std::multimap<std::int64_t, std::byte*> free_blocks_;  ///< by size
-  std::int64_t free_bytes_ = 0;
+  BlockCache free_blocks_;
 };
 
 }  // namespace nki::sim
