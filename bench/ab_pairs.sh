@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Alternated process pairs: one benchmark run under environment A, then under B, N times, each
+# Alternated process pairs: one benchmark run under environment A and one under B, N times, each
 # run with a cache directory of its variant's own (a switch read while compiling must not find
-# the other variant's artifact). Prints every run's median counters named `ratio*`.
+# the other variant's artifact). Prints every run's median counters named `ratio*`. Odd pairs run
+# A first, even pairs B first (A B B A ...): in an A/A check of four A-then-B pairs the first
+# process of every pair came out 1-3% ahead (bench/README.md, "eighth sitting"), so a fixed order
+# can pass for a difference; use an even number of pairs.
 # Why processes and not one binary: a lowering switch is read when a kernel compiles, so both
 # variants cannot share a process; alternating the processes gives both the same machine moments.
 #
@@ -37,7 +40,9 @@ caches="$(mktemp -d)"
 trap 'rm -rf "$caches"' EXIT
 mkdir "$caches/A" "$caches/B"
 for ((i = 1; i <= pairs; ++i)); do
-  for variant in A B; do
+  order="A B"
+  (( i % 2 == 0 )) && order="B A"
+  for variant in $order; do
     settings="$a_env"
     [[ $variant == B ]] && settings="$b_env"
     # shellcheck disable=SC2086  # the settings are meant to split into words
