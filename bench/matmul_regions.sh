@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Where the blocked matmul's fused `psum += matmul` step spends its time, by region of its code:
-# the k loop (the basic blocks from the first to the last vfmadd231ps and the loop's branch), the
-# operands' widening to fp32 (vpmovzxwd / vpslld / vmovdqa64 before the k loop), and the PSUM
-# accumulate after it. Samples come from `perf record -e cpu-clock` (no hardware counters on a VM
+# its k loops (each: the basic blocks from its first to its last vfmadd231ps and its branch; the
+# step has two since the PSUM fill fold, a copy for the iteration that does the fill), the
+# operands' widening to fp32 (vpmovzxwd / vpslld / vmovdqa64), and the PSUM accumulate after a k
+# loop (with the loops' control). Samples come from `perf record -e cpu-clock` (no hardware counters on a VM
 # guest), so a share is time, not instructions. A change to the step shows here when the alternated
 # ratios are lost in this machine's noise (bench/README.md, "fifth sitting").
 #
@@ -61,19 +62,30 @@ for line in open(sys.argv[2]):
 fmas = [i for i, (_, text) in enumerate(code) if text.startswith('vfmadd231ps')]
 if not fmas:
     sys.exit('matmul_regions.sh: the step has no vfmadd231ps: not the blocked matmul step')
-# The k loop's body begins after the last branch before its first fma and ends at its own branch.
-first = max([i for i in range(fmas[0]) if code[i][1].startswith('j')] or [-1]) + 1
-last = next(i for i in range(fmas[-1], len(code)) if code[i][1].startswith('j'))
+branch = [text.startswith('j') for _, text in code]
+# The step may hold several k loops (a specialized copy, e.g. the iteration that does the PSUM
+# fill): fmas with no branch between them are one loop's body, which begins after the last branch
+# before its first fma and ends at its own branch.
+groups = []
+for i in fmas:
+    if groups and not any(branch[groups[-1][1]:i]):
+        groups[-1][1] = i
+    else:
+        groups.append([i, i])
+loops = [(max([j for j in range(a) if branch[j]] or [-1]) + 1, next(j for j in range(b, len(code)) if branch[j]))
+         for a, b in groups]
 regions = {'k loop': 0.0, 'widening': 0.0, 'accumulate': 0.0, 'other': 0.0}
 for i, (address, text) in enumerate(code):
     s = share.get(address, 0.0)
-    if first <= i <= last:
+    if any(first <= i <= last for first, last in loops):
         regions['k loop'] += s
-    elif i > last:
+    elif text.split()[0] in ('vpmovzxwd', 'vpslld', 'vmovdqa64'):
+        regions['widening'] += s
+    elif any(i > last for _, last in loops):  # after a k loop: its sums added into PSUM, the loops' control
         regions['accumulate'] += s
     elif text.split()[0] in ('vpmovzxwd', 'vpslld', 'vmovdqa64'):
         regions['widening'] += s
     else:
         regions['other'] += s
-print('  '.join(f'{name} {value:.1f}%' for name, value in regions.items()) + '  (of the step)')
+print('  '.join(f'{name} {value:.1f}%' for name, value in regions.items()) + f'  (of the step; {len(loops)} k loops)')
 EOF

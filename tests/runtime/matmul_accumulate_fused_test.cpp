@@ -150,6 +150,10 @@ TEST_CASE("psum += matmul is one step, bit for bit the interpreter's, specials i
       const auto finite = std::count_if(got.begin(), got.end(), [](float x) { return std::isfinite(x); });
       // With specials, NaN and infinities reach the result but most sums stay finite; without, all do.
       CHECK((nan > 0) == specials);
+      // Every NaN is the canonical one, though the operands' NaNs carry payloads (0x7fc00001, 0xffa00000).
+      const nki::Tensor& out = h.outputs.at(0);
+      const auto* bits = reinterpret_cast<const std::uint32_t*>(out.data());
+      CHECK(std::count(bits, bits + got.size(), 0x7fc00000u) == nan);
       if (specials) CHECK(finite > static_cast<std::int64_t>(got.size()) / 2);
       else CHECK(finite == static_cast<std::int64_t>(got.size()));
       // The matmul's result (the kernel's third tile: a, b, p) has a step of its own, writing

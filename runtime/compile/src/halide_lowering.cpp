@@ -1185,7 +1185,9 @@ class KernelBuilder {
     std::vector<Func> stages;
     Contraction c;
     Func product("product");
-    product(v) = round_value(matmul_value(mm, v, stages, c), ti.dtype);
+    // Its NaN as the sum left it: the add below makes its own NaN canonical, and a NaN added to
+    // anything is a NaN whatever its payload, so canonical first or not, the stored bits agree.
+    product(v) = round_value(matmul_value(mm, v, stages, c, true), ti.dtype);
     for (Func& f : stages) f.compute_root();
     Func out("stored");
     out(v) = Halide::undef(storage_type(t.dtype));
@@ -1223,8 +1225,12 @@ class KernelBuilder {
     if (shape[1] >= lanes_) c.acc.update().vectorize(n, lanes_, Halide::TailStrategy::GuardWithIf);
   }
 
-  /** result[m, n] = sum_k st[k, m] * mv[k, n] in fp32, k ascending. */
-  Expr matmul_value(const ir::MatmulOp& op, const std::vector<Var>& v, std::vector<Func>& stages, Contraction& contraction) {
+  /**
+   * result[m, n] = sum_k st[k, m] * mv[k, n] in fp32, k ascending; a NaN sum the canonical NaN,
+   * unless `any_nan` (for a caller that only adds it to a value and makes that sum canonical).
+   */
+  Expr matmul_value(const ir::MatmulOp& op, const std::vector<Var>& v, std::vector<Func>& stages, Contraction& contraction,
+                    bool any_nan = false) {
     const Shape& st = ir_->tiles[static_cast<std::size_t>(op.stationary)].shape;
     const Var n = v[0], m = v[1], j = v[2];
     Var a("a"), kk("kk");
@@ -1258,7 +1264,7 @@ class KernelBuilder {
     stages.push_back(stf);
     stages.push_back(mvf);
     contraction = {acc, r, mvf};
-    return canonical_nan(acc(n, m, j));
+    return any_nan ? acc(n, m, j) : canonical_nan(acc(n, m, j));
   }
 
   /**

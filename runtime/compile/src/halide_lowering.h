@@ -16,10 +16,11 @@ namespace nki {
 /// step; 13: that step's column blocks outermost, the moving operand widened per column block;
 /// 14: reads used only by elementwise ops before the tensor's next write, and updates in place,
 /// take no snapshot; 15: SBUF and PSUM partitions a multiple of 512 bytes padded by a cache line,
-/// OnChipLayout; 16: a PSUM tile's zero fill done by the first psum += matmul writing all of it):
+/// OnChipLayout; 16: a PSUM tile's zero fill done by the first psum += matmul writing all of it;
+/// 17: that step's matmul sum added to PSUM without making its NaN canonical first):
 /// part of the cache key, so a cache directory never serves an artifact of an older
 /// lowering.
-inline constexpr int kLoweringRevision = 16;
+inline constexpr int kLoweringRevision = 17;
 
 /// Buffers, program ids and loop variables one compiled step may take.
 inline constexpr std::size_t kMaxStepArgs = 64;
