@@ -3,8 +3,8 @@
 # its k loops (each: the basic blocks from its first to its last vfmadd231ps and its branch; the
 # step has two since the PSUM fill fold, a copy for the iteration that does the fill), the
 # operands' widening to fp32 (vpmovzxwd / vpslld / vmovdqa64), and the PSUM accumulate after a k
-# loop (with the loops' control). Samples come from `perf record -e cpu-clock` (no hardware counters on a VM
-# guest), so a share is time, not instructions. A change to the step shows here when the alternated
+# loop (with the loops' control). Samples come from `perf record -e cpu-clock` (no hardware
+# counters on a VM guest), so a share is time, not instructions. A change to the step shows here when the alternated
 # ratios are lost in this machine's noise (bench/README.md, "fifth sitting").
 #
 # Usage: bench/matmul_regions.sh [SECONDS] [BENCH]   (defaults: 8, build/bench/bench_kernels)
@@ -83,8 +83,6 @@ for i, (address, text) in enumerate(code):
         regions['widening'] += s
     elif any(i > last for _, last in loops):  # after a k loop: its sums added into PSUM, the loops' control
         regions['accumulate'] += s
-    elif text.split()[0] in ('vpmovzxwd', 'vpslld', 'vmovdqa64'):
-        regions['widening'] += s
     else:
         regions['other'] += s
 print('  '.join(f'{name} {value:.1f}%' for name, value in regions.items()) + f'  (of the step; {len(loops)} k loops)')
