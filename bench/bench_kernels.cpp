@@ -21,6 +21,12 @@
  *                                  share of the fp32 FMA peak at the same machine moment.
  *   softmax_over_stream /          the kernel and the STREAM add alternated: ratio = kernel GB/s /
  *   rmsnorm_over_stream            STREAM GB/s.
+ *   matmul_unrolled_over_rolled    the kernel launched with layer_unroll_factor 2 and with 1,
+ *                                  alternated: two artifacts of the same code (the kernel's
+ *                                  outermost loop runs once, so nothing unrolls), so ratio is this
+ *                                  machine's noise floor for an in-process A/B; a lowering
+ *                                  experiment switched on only for unroll factor 2 is measured
+ *                                  against the committed code in one process (bench/README.md).
  * Each kernel is checked once against its host reference (allclose) before it is timed.
  *
  * OpenBLAS's threads keep spinning after a call (2^28 cycles, ~0.1 s, by default) and take CPU
@@ -247,6 +253,18 @@ void matmul_over_fma_peak(benchmark::State& state) {
       peak_flops / matmul_flops);
 }
 BENCHMARK(matmul_over_fma_peak)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(6);
+
+void matmul_unrolled_over_rolled(benchmark::State& state) {
+  const MatmulInputs& in = matmul_inputs();
+  const nki::GridSpec grid = nk::matmul_fully_optimized_grid({in.lhsT.shape(), in.rhs.shape()}, nk::MatmulBlocks{}, 2);
+  const nki::Kernel k = nk::matmul_fully_optimized(nk::MatmulBlocks{});
+  nki::LaunchOptions rolled, unrolled;
+  unrolled.layer_unroll_factor = 2;
+  nki_bench::alternate(
+      state, [&] { benchmark::DoNotOptimize(k.launch(grid).with(unrolled).run({in.lhsT, in.rhs})); },
+      [&] { benchmark::DoNotOptimize(k.launch(grid).with(rolled).run({in.lhsT, in.rhs})); });
+}
+BENCHMARK(matmul_unrolled_over_rolled)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(20);
 
 /** A row kernel against the STREAM add on as many elements: ratio of GB/s (bytes each moves per element). */
 void row_kernel_over_stream(benchmark::State& state, const nki::Kernel& k, const std::vector<nki::Tensor>& args) {
