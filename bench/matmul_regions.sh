@@ -4,8 +4,8 @@
 # step has two since the PSUM fill fold, a copy for the iteration that does the fill), the
 # operands' widening to fp32 (vpmovzxwd / vpslld / vmovdqa64), and the PSUM accumulate after a k
 # loop (with the loops' control). Samples come from `perf record -e cpu-clock` (no hardware
-# counters on a VM guest), so a share is time, not instructions. A change to the step shows here when the alternated
-# ratios are lost in this machine's noise (bench/README.md, "fifth sitting").
+# counters on a VM guest), so a share is time, not instructions. A change to the step shows here
+# when the alternated ratios are lost in this machine's noise (bench/README.md, "fifth sitting").
 #
 # Usage: bench/matmul_regions.sh [SECONDS] [BENCH]   (defaults: 8, build/bench/bench_kernels)
 # Environment settings given to this script reach the benchmark (e.g. an experiment's switch).
