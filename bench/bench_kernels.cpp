@@ -128,17 +128,25 @@ std::pair<std::vector<double>, double> matmul_with_bf16_accumulators(const Matmu
   return {{acc.begin(), acc.end()}, static_cast<double>(kMatmulSize / block_k) * ulp};
 }
 
-void matmul_fully_optimized_nc2(benchmark::State& state) {
+/** The blocked matmul as every matmul benchmark here launches it: NKI's default blocking, split over two cores. */
+struct MatmulLaunch {
   const MatmulInputs& in = matmul_inputs();
-  const std::vector<nki::Shape> shapes{in.lhsT.shape(), in.rhs.shape()};
-  const nki::GridSpec grid = nk::matmul_fully_optimized_grid(shapes, nk::MatmulBlocks{}, 2);
-  const nki::Kernel k = nk::matmul_fully_optimized(nk::MatmulBlocks{});
+  nki::GridSpec grid = nk::matmul_fully_optimized_grid({in.lhsT.shape(), in.rhs.shape()}, nk::MatmulBlocks{}, 2);
+  nki::Kernel kernel = nk::matmul_fully_optimized(nk::MatmulBlocks{});
+
+  nki::LaunchResult run(const nki::LaunchOptions& options = {}) const {
+    return kernel.launch(grid).with(options).run({in.lhsT, in.rhs});
+  }
+};
+
+void matmul_fully_optimized_nc2(benchmark::State& state) {
+  const MatmulLaunch matmul;
   {  // checked once against the same rounding points on the host (the kernel's result is bf16, as its inputs)
     openblas_set_num_threads(2);
-    const auto [want, bound] = matmul_with_bf16_accumulators(in, nk::MatmulBlocks{}.tiles_k * 128);
-    require_close(k.launch(grid).run({in.lhsT, in.rhs}).outputs[0], want, {bound, 0.0}, "matmul_fully_optimized");
+    const auto [want, bound] = matmul_with_bf16_accumulators(matmul.in, nk::MatmulBlocks{}.tiles_k * 128);
+    require_close(matmul.run().outputs[0], want, {bound, 0.0}, "matmul_fully_optimized");
   }
-  for (auto _ : state) benchmark::DoNotOptimize(k.launch(grid).run({in.lhsT, in.rhs}));
+  for (auto _ : state) benchmark::DoNotOptimize(matmul.run());
   state.counters["GFLOPs"] = benchmark::Counter(2.0 * kMatmulSize * kMatmulSize * kMatmulSize,
                                                 benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
 }
@@ -220,13 +228,11 @@ void stream_bf16_add_2threads(benchmark::State& state) {
 BENCHMARK(stream_bf16_add_2threads)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void matmul_over_openblas(benchmark::State& state) {
-  const MatmulInputs& in = matmul_inputs();
-  const nki::GridSpec grid = nk::matmul_fully_optimized_grid({in.lhsT.shape(), in.rhs.shape()}, nk::MatmulBlocks{}, 2);
-  const nki::Kernel k = nk::matmul_fully_optimized(nk::MatmulBlocks{});
+  const MatmulLaunch matmul;
   std::vector<float> out(static_cast<std::size_t>(kMatmulSize * kMatmulSize));
   openblas_set_num_threads(2);
   nki_bench::alternate(
-      state, [&] { benchmark::DoNotOptimize(k.launch(grid).run({in.lhsT, in.rhs})); }, [&] { sgemm(in, out); });
+      state, [&] { benchmark::DoNotOptimize(matmul.run()); }, [&] { sgemm(matmul.in, out); });
 }
 BENCHMARK(matmul_over_openblas)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(6);
 
@@ -236,16 +242,14 @@ BENCHMARK(matmul_over_openblas)->Unit(benchmark::kMillisecond)->UseRealTime()->I
  * meet different moments: the peak moved 374-456 GFLOP/s over a day here).
  */
 void matmul_over_fma_peak(benchmark::State& state) {
-  const MatmulInputs& in = matmul_inputs();
-  const nki::GridSpec grid = nk::matmul_fully_optimized_grid({in.lhsT.shape(), in.rhs.shape()}, nk::MatmulBlocks{}, 2);
-  const nki::Kernel k = nk::matmul_fully_optimized(nk::MatmulBlocks{});
+  const MatmulLaunch matmul;
   constexpr std::int64_t kRounds = 20'000'000;
   nki_bench::PersistentThreads threads(2);
   float sink[2] = {0, 0};
   const double peak_flops = 2.0 * kRounds * nki_bench::kFmaChainFlops;
   const double matmul_flops = 2.0 * kMatmulSize * kMatmulSize * kMatmulSize;
   nki_bench::alternate(
-      state, [&] { benchmark::DoNotOptimize(k.launch(grid).run({in.lhsT, in.rhs})); },
+      state, [&] { benchmark::DoNotOptimize(matmul.run()); },
       [&] {
         threads.run([&](int t) { sink[t] += nki_bench::fma_chains(kRounds); });
         benchmark::DoNotOptimize(sink);
@@ -255,14 +259,11 @@ void matmul_over_fma_peak(benchmark::State& state) {
 BENCHMARK(matmul_over_fma_peak)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(6);
 
 void matmul_unrolled_over_rolled(benchmark::State& state) {
-  const MatmulInputs& in = matmul_inputs();
-  const nki::GridSpec grid = nk::matmul_fully_optimized_grid({in.lhsT.shape(), in.rhs.shape()}, nk::MatmulBlocks{}, 2);
-  const nki::Kernel k = nk::matmul_fully_optimized(nk::MatmulBlocks{});
+  const MatmulLaunch matmul;
   nki::LaunchOptions rolled, unrolled;
   unrolled.layer_unroll_factor = 2;
   nki_bench::alternate(
-      state, [&] { benchmark::DoNotOptimize(k.launch(grid).with(unrolled).run({in.lhsT, in.rhs})); },
-      [&] { benchmark::DoNotOptimize(k.launch(grid).with(rolled).run({in.lhsT, in.rhs})); });
+      state, [&] { benchmark::DoNotOptimize(matmul.run(unrolled)); }, [&] { benchmark::DoNotOptimize(matmul.run(rolled)); });
 }
 BENCHMARK(matmul_unrolled_over_rolled)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(20);
 
